@@ -1,0 +1,68 @@
+# pep671: CPython 3.13.5 + the PEP 671 patch series. A thin table of
+# targets; the work is done by the programs in tools/ (each has --help).
+
+PYTHON3         ?= python3
+CONFIGURE_FLAGS ?=
+JOBS            ?= $(shell nproc 2>/dev/null || echo 2)
+TESTS           ?=
+V               ?=
+
+TARBALL  := build/Python-3.13.5.tar.xz
+BASELINE_SERIES := build/baseline-series
+VERBOSE  := $(if $(V),--verbose,)
+
+.DEFAULT_GOAL := all
+.NOTPARALLEL:
+.PHONY: all build deps deps-check fetch tree baseline test regrtest pytest demo status clean help
+
+all: build ## fetch, patch, regenerate, configure, build -> ./python
+
+help: ## list the targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t14
+
+deps: ## install the Debian build dependencies (as root)
+	@$(PYTHON3) tools/deps install
+
+deps-check:
+	@$(PYTHON3) tools/deps check
+
+fetch: deps-check ## get the pinned, verified upstream tarball
+	@$(PYTHON3) tools/fetch_cpython --out $(TARBALL) --apt-dir build/apt
+
+tree: fetch ## build/cpython = pristine upstream + patches/ (rebuilt when patches/ changed)
+	@$(PYTHON3) tools/pq prepare --tarball $(TARBALL)
+
+build: tree
+	@$(PYTHON3) tools/build --tree build/cpython --name cpython --regen --jobs $(JOBS) \
+		--configure-flags "$(CONFIGURE_FLAGS)" --link python $(VERBOSE)
+
+baseline: fetch ## unpatched upstream, same configure flags -> build/baseline/python
+	@mkdir -p $(BASELINE_SERIES) && touch $(BASELINE_SERIES)/series
+	@$(PYTHON3) tools/pq prepare --tarball $(TARBALL) --tree build/baseline --patches $(BASELINE_SERIES)
+	@$(PYTHON3) tools/build --tree build/baseline --name baseline --jobs $(JOBS) \
+		--configure-flags "$(CONFIGURE_FLAGS)" $(VERBOSE)
+
+test: build ## build, then the regression suite in parity mode, then pytest
+	@$(PYTHON3) tools/regrtest_parity --python ./python --baseline-python build/baseline/python \
+		--build-baseline '$(MAKE) baseline CONFIGURE_FLAGS="$(CONFIGURE_FLAGS)"' \
+		--jobs $(JOBS) --tests "$(TESTS)" --configure-flags "$(CONFIGURE_FLAGS)"
+	@$(PYTHON3) tools/run_pytest --python ./python
+
+regrtest: build ## CPython's regression suite in parity mode (TESTS="..." narrows it)
+	@$(PYTHON3) tools/regrtest_parity --python ./python --baseline-python build/baseline/python \
+		--build-baseline '$(MAKE) baseline CONFIGURE_FLAGS="$(CONFIGURE_FLAGS)"' \
+		--jobs $(JOBS) --tests "$(TESTS)" --configure-flags "$(CONFIGURE_FLAGS)"
+
+pytest: build ## tests/ with pytest, from a venv made by ./python -m venv
+	@$(PYTHON3) tools/run_pytest --python ./python
+
+demo: build ## run the short tour with ./python
+	@./python examples/tour.py
+
+status: ## does build/cpython have work that is not in patches/?
+	@$(PYTHON3) tools/pq status
+
+clean: ## remove build/ and ./python (refused while build/cpython has unexported work)
+	@$(PYTHON3) tools/pq status >/dev/null || { $(PYTHON3) tools/pq status; \
+		echo "refusing to delete build/cpython: export or discard that work first" >&2; exit 1; }
+	rm -rf build python

@@ -1,0 +1,59 @@
+"""Shared fixtures: a tiny synthetic "upstream" tarball for the patch queue."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+import sys
+import tarfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+TOOLS = REPO / "tools"
+
+
+def tool(name: str, *args: str, env: dict[str, str] | None = None,
+         cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, str(TOOLS / name), *args], capture_output=True,
+                          text=True, env=env, cwd=cwd or REPO, stdin=subprocess.DEVNULL)
+
+
+def git(tree: Path, *args: str) -> str:
+    return subprocess.run(["git", *args], cwd=tree, check=True, capture_output=True,
+                          text=True).stdout
+
+
+@dataclass
+class Upstream:
+    tarball: Path
+    sha256: str
+    topdir: str
+
+    def pq(self, cmd: str, tree: Path, patches: Path, *extra: str) -> subprocess.CompletedProcess[str]:
+        args = ["--tree", str(tree), "--patches", str(patches)]
+        if cmd in ("apply", "prepare"):
+            args += ["--tarball", str(self.tarball), "--sha256", self.sha256,
+                     "--topdir", self.topdir]
+        return tool("pq", cmd, *args, *extra)
+
+
+@pytest.fixture
+def upstream(tmp_path: Path) -> Upstream:
+    src = tmp_path / "src" / "Fake-1.0"
+    (src / "Grammar").mkdir(parents=True)
+    (src / "Parser").mkdir()
+    (src / "configure").write_text("#!/bin/sh\necho configured\n")
+    os.chmod(src / "configure", 0o755)
+    (src / "Grammar" / "python.gram").write_text("start: statements\n")
+    (src / "Parser" / "parser.c").write_text("/* generated */\n")
+    (src / "README").write_text("a tiny upstream\n")
+    (src / "windows.bat").write_bytes(b"@echo off\r\nrem crlf\r\n")
+    tarball = tmp_path / "Fake-1.0.tar.xz"
+    with tarfile.open(tarball, "w:xz") as tf:
+        tf.add(src, arcname="Fake-1.0")
+    sha = hashlib.sha256(tarball.read_bytes()).hexdigest()
+    return Upstream(tarball, sha, "Fake-1.0")
