@@ -167,3 +167,16 @@ def test_prepare_rebuilds_when_patches_change_but_never_loses_work(upstream: Ups
     assert (tree / "README").read_text() == "from upstream of us\n"
     assert not (tree / "local.txt").exists()
     assert upstream.pq("status", tree, patches).returncode == 0
+
+
+def test_prepare_keeps_a_tree_that_already_matches(upstream: Upstream, tmp_path: Path) -> None:
+    tree, patches = setup(upstream, tmp_path)
+    elsewhere = tmp_path / "elsewhere"
+    commit(tree, "a.txt", "a\n", "Experiment")
+    assert upstream.pq("export", tree, elsewhere).returncode == 0
+    git(tree, "reset", "-q", "--hard", "upstream")
+    (tree / "Makefile").write_text("all:\n")  # a build product: gone if the tree were remade
+    r = upstream.pq("prepare", tree, patches)
+    assert r.returncode == 0 and "already matches" in r.stderr, r.stderr
+    assert (tree / "Makefile").is_file()
+    assert "up to date" in upstream.pq("prepare", tree, patches).stderr
