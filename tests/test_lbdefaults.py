@@ -1,0 +1,412 @@
+"""Tests of tools/lbdefaults (run with the patched interpreter: `=>` must parse).
+
+The behaviour tests exec the original and the rewritten fixture sources and
+compare what every rewritten function returns (or raises) for a set of calls
+listed in each fixture's CALLS table.
+"""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+import inspect
+import json
+import shutil
+import subprocess
+import sys
+import types
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+TOOL = REPO / "tools" / "lbdefaults"
+FIXTURES = Path(__file__).resolve().parent / "lbdefaults_fixtures"
+
+sys.path.insert(0, str(TOOL.parent))
+from lbdefaults import analysis, rewrite  # noqa: E402
+from lbdefaults.cli import analyse  # noqa: E402
+
+pytestmark = pytest.mark.skipif(not hasattr(ast, "LateDefault"),
+                                reason="needs the PEP 671 interpreter")
+
+SAFE, REVIEW, UNSAFE = analysis.SAFE, analysis.REVIEW, analysis.UNSAFE
+
+# (function, parameter) -> (verdict, a substring of the reason)
+EXPECTED: dict[tuple[str, str], tuple[str, str]] = {
+    # safe_cases.py
+    ("_if_basic", "hi"): (SAFE, ""),
+    ("_ifexp", "n"): (SAFE, ""),
+    ("_ifexp_not", "n"): (SAFE, ""),
+    ("_sentinel", "x"): (SAFE, ""),
+    ("_multi", "b"): (SAFE, ""),
+    ("_multi", "c"): (SAFE, ""),
+    ("_annotated", "b"): (SAFE, ""),
+    ("_kwonly", "key"): (SAFE, ""),
+    ("_posonly", "b"): (SAFE, ""),
+    ("_oneline", "x"): (SAFE, ""),
+    ("_multiline", "x"): (SAFE, ""),
+    ("_only_check", "x"): (SAFE, ""),
+    ("_tuple_expr", "x"): (SAFE, ""),
+    ("_unicode", "t"): (SAFE, ""),
+    ("_Box._get", "key"): (SAFE, ""),
+    ("_Box._static", "b"): (SAFE, ""),
+    ("Box._peek", "n"): (SAFE, ""),
+    ("_gen", "n"): (SAFE, ""),
+    ("_coro", "x"): (SAFE, ""),
+    ("_outer.<locals>.inner", "b"): (SAFE, ""),
+    # _private_mod.py: public names in a private module
+    ("helper", "items"): (SAFE, ""),
+    ("helper", "count"): (SAFE, ""),
+    # public_cases.py
+    ("public_func", "x"): (REVIEW, "public function"),
+    ("_uses_public_sentinel", "x"): (REVIEW, "sentinel MISSING is importable"),
+    ("Public.__init__", "items"): (REVIEW, "public method"),
+    ("Public.method", "n"): (REVIEW, "public method"),
+    ("Public.__exit__", "exc_type"): (UNSAFE, "reads later parameter 'exc'"),
+    # trap_cases.py
+    ("_caller_none", "x"): (UNSAFE, "caller passes None at"),
+    ("_caller_kw", "x"): (UNSAFE, "caller passes None at"),
+    ("_conditional_none", "x"): (UNSAFE, "caller passes None at"),
+    ("_forwarded", "x"): (UNSAFE, "forwards its parameter 'y'"),
+    ("_later", "lo"): (UNSAFE, "reads later parameter 'hi'"),
+    ("_reassigned", "x"): (UNSAFE, "parameter reassigned at line"),
+    ("_or_form", "x"): (UNSAFE, "differs for falsy values"),
+    ("_gen_two", "a"): (SAFE, ""),
+    ("_gen_two", "b"): (UNSAFE, "timing"),
+    ("_rebinds", "x"): (UNSAFE, "body rebinds 'helper2'"),
+    ("_rebind_before", "x"): (UNSAFE, "body rebinds 'limit'"),
+    ("_out_of_order", "b"): (SAFE, ""),
+    ("_out_of_order", "a"): (UNSAFE, "after the check of later parameter 'b'"),
+    ("_after_unsafe", "a"): (UNSAFE, "reads later parameter 'b'"),
+    ("_after_unsafe", "b"): (UNSAFE, "which stays in the body"),
+    ("_await_expr", "x"): (UNSAFE, "`await`"),
+    ("_locals_expr", "x"): (UNSAFE, "locals()"),
+    ("_shares_line", "x"): (REVIEW, "shares its line"),
+    ("_escapes", "x"): (REVIEW, "used as a value"),
+    ("_star_caller", "x"): (REVIEW, "unpacks *args"),
+    ("_decorated", "x"): (REVIEW, "decorated with @deco"),
+}
+
+
+def run_tool(*args: str, cwd: Path = REPO,
+             python: str = sys.executable) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([python, str(TOOL), *args], capture_output=True, text=True,
+                          cwd=cwd, stdin=subprocess.DEVNULL, timeout=120)
+
+
+@pytest.fixture(scope="module")
+def results() -> list[analysis.FileResult]:
+    found, failed = analyse([FIXTURES])
+    assert failed == 0
+    return found
+
+
+def by_key(results: list[analysis.FileResult]) -> dict[tuple[str, str], analysis.Candidate]:
+    out = {}
+    for r in results:
+        for c in r.candidates:
+            key = (c.function, c.parameter)
+            assert key not in out, f"duplicate fixture name {key}"
+            out[key] = c
+    return out
+
+
+# --------------------------------------------------------------------------
+# verdicts
+
+
+def test_every_candidate_found_with_its_verdict(results: list[analysis.FileResult]) -> None:
+    cands = by_key(results)
+    assert set(cands) == set(EXPECTED)
+    wrong = []
+    for key, (verdict, reason) in EXPECTED.items():
+        c = cands[key]
+        if c.verdict != verdict or reason not in c.reason:
+            wrong.append(f"{key}: {c.verdict} — {c.reason}")
+    assert not wrong, "\n".join(wrong)
+
+
+def test_shapes(results: list[analysis.FileResult]) -> None:
+    cands = by_key(results)
+    assert cands[("_if_basic", "hi")].shape == analysis.SHAPE_IF_NONE
+    assert cands[("_ifexp", "n")].shape == analysis.SHAPE_IFEXP_NONE
+    assert cands[("_ifexp_not", "n")].shape == analysis.SHAPE_IFEXP_NONE
+    assert cands[("_sentinel", "x")].shape == analysis.SHAPE_IF_SENTINEL
+    assert cands[("_or_form", "x")].shape == analysis.SHAPE_OR
+    assert cands[("_multiline", "x")].expr == "( a + 2 )"
+
+
+def test_non_candidates_are_ignored(tmp_path: Path) -> None:
+    src = tmp_path / "m.py"
+    src.write_text(
+        "def _a(x):\n    if x is None:\n        x = 1\n    return x\n"          # no default
+        "def _b(x=0):\n    if x is None:\n        x = 1\n    return x\n"        # default not None
+        "def _c(x=None):\n    if x is None:\n        x = 1\n    else:\n        x = 2\n"
+        "def _d(x=None):\n    if x == None:\n        x = 1\n"
+        "def _e(x=None):\n    if x is None:\n        y = 1\n"
+        "def _f(x=lambda: None):\n    return x\n", encoding="utf-8")
+    found, _ = analyse([src])
+    assert [c.function for r in found for c in r.candidates] == []
+
+
+# --------------------------------------------------------------------------
+# behaviour of the rewritten fixtures
+
+
+def _call(obj: Any) -> Any:
+    if inspect.isgenerator(obj):
+        return list(obj)
+    if inspect.iscoroutine(obj):
+        try:
+            obj.send(None)
+        except StopIteration as stop:
+            return stop.value
+        raise AssertionError("coroutine did not finish")
+    return obj
+
+
+def _outcome(ns: dict[str, Any], qualname: str, args: tuple[Any, ...],
+             kwargs: dict[str, Any]) -> tuple[str, Any]:
+    head, *rest = qualname.split(".")
+    obj = ns[head]
+    if rest:
+        target = obj() if isinstance(obj, type) else obj
+        for part in rest:
+            target = getattr(target, part)
+        obj = target
+    try:
+        return "ok", _call(obj(*args, **kwargs))
+    except Exception as exc:   # noqa: BLE001 - the type is what is compared
+        return "raises", type(exc)
+
+
+def _exec(source: str, name: str) -> dict[str, Any]:
+    module = types.ModuleType(name)
+    exec(compile(source, name, "exec"), module.__dict__)
+    return module.__dict__
+
+
+@pytest.mark.parametrize("name", ["safe_cases.py", "trap_cases.py", "_private_mod.py"])
+def test_rewritten_fixture_behaves_identically(results: list[analysis.FileResult],
+                                               name: str) -> None:
+    result = next(r for r in results if r.path.endswith(name))
+    assert result.text is not None
+    new = rewrite.rewrite_text(result.text, result.candidates)
+    rewrite.check_compiles(new, name, [c for c in result.candidates if c.verdict == SAFE])
+    original, rewritten = _exec(result.text, "orig"), _exec(new, "new")
+    calls: dict[str, list[tuple[tuple[Any, ...], dict[str, Any]]]] = original["CALLS"]
+    # every rewritten function is exercised (nested ones through their outer function)
+    for c in result.candidates:
+        if c.verdict == SAFE:
+            assert c.function.split(".<locals>")[0] in calls, c.function
+    checked = 0
+    for qualname, combos in calls.items():
+        for args, kwargs in combos:
+            want = _outcome(original, qualname, args, kwargs)
+            got = _outcome(rewritten, qualname, args, kwargs)
+            assert got == want, f"{qualname}(*{args}, **{kwargs}): {got} != {want}"
+            checked += 1
+    assert checked >= len(calls)
+
+
+def test_rewritten_functions_have_late_defaults(results: list[analysis.FileResult]) -> None:
+    result = next(r for r in results if r.path.endswith("safe_cases.py"))
+    ns = _exec(rewrite.rewrite_text(result.text or "", result.candidates), "new")
+    assert ns["_if_basic"].__defaults_extra__ == ("len(a)",)
+    assert ns["_kwonly"].__kwdefaults_extra__ == {"key": "str(a)"}
+    assert ns["_posonly"].__defaults_extra__ == ("[a]",)
+    assert ns["_tuple_expr"].__defaults_extra__ == ("(1, 2)",)
+
+
+def test_forced_rewrite_of_traps_changes_behaviour(results: list[analysis.FileResult]) -> None:
+    """The unsafe verdicts are not over-cautious: forcing these rewrites breaks callers."""
+    result = next(r for r in results if r.path.endswith("trap_cases.py"))
+    forced = [dataclasses.replace(c, verdict=SAFE) for c in result.candidates
+              if c.function in ("_caller_none", "_or_form")]
+    new = rewrite.rewrite_text(result.text or "", forced)
+    ns_old, ns_new = _exec(result.text or "", "o"), _exec(new, "n")
+    assert ns_old["_caller_none"](None) == [] and ns_new["_caller_none"](None) is None
+    assert ns_old["_or_form"](0) == [] and ns_new["_or_form"](0) == 0
+
+
+# --------------------------------------------------------------------------
+# rewriting details
+
+
+def test_rewrite_keeps_everything_else(results: list[analysis.FileResult]) -> None:
+    result = next(r for r in results if r.path.endswith("safe_cases.py"))
+    old = result.text or ""
+    new = rewrite.rewrite_text(old, result.candidates)
+    assert "def _annotated(a: int, b: list[int] | None => [a]) -> list[int]:" in new
+    assert "def _posonly(a, b=>[a], /):" in new
+    assert "def _kwonly(a, *, key=>str(a)):" in new
+    assert "def _tuple_expr(x=>(1, 2)):" in new
+    assert 'def _unicode(s="é", t=>s + "ü"):' in new
+    assert "def _sentinel(x=>[]):" in new
+    assert "def _only_check(x=>1):\n    pass\n" in new
+    assert "if hi is None" not in new and "is not None" not in new
+    # the lines not involved in a rewrite are untouched, in order
+    touched = {c.def_line for c in result.candidates} | {
+        line for c in result.candidates
+        for line in range(c.stmt_start.line, c.stmt_end.line + 1)}
+    kept = [line for n, line in enumerate(analysis.split_lines(old), 1) if n not in touched]
+    it = iter(analysis.split_lines(new))
+    assert all(any(line == other for other in it) for line in kept)
+
+
+def test_rewrite_preserves_crlf_and_encoding(tmp_path: Path) -> None:
+    src = tmp_path / "crlf.py"
+    text = ("# -*- coding: latin-1 -*-\r\n"
+            "def _f(s='\xe9', x=None):\r\n"
+            "    if x is None:\r\n"
+            "        x = s * 2\r\n"
+            "    return x\r\n"
+            "_f('a')\r\n")
+    src.write_bytes(text.encode("latin-1"))
+    found, _ = analyse([src])
+    [result] = found
+    assert [c.verdict for c in result.candidates] == [SAFE]
+    n = rewrite.write_file(src, str(src), result.text or "", result.encoding,
+                           result.candidates)
+    assert n == 1
+    assert src.read_bytes() == ("# -*- coding: latin-1 -*-\r\n"
+                                "def _f(s='\xe9', x=>s * 2):\r\n"
+                                "    return x\r\n"
+                                "_f('a')\r\n").encode("latin-1")
+
+
+# --------------------------------------------------------------------------
+# command line
+
+
+def test_help_mentions_why_not_in_patch_series() -> None:
+    proc = run_tool("--help")
+    assert proc.returncode == 0
+    assert "clean upstream proposal" in proc.stdout
+    assert "--census-rst" in proc.stdout
+
+
+def test_text_report() -> None:
+    proc = run_tool(str(FIXTURES.relative_to(REPO)))
+    assert proc.returncode == 0, proc.stderr
+    line = next(x for x in proc.stdout.splitlines() if "_caller_none(x)" in x)
+    assert line.startswith("tests/lbdefaults_fixtures/trap_cases.py:")
+    assert ": unsafe — caller passes None at " in line and line.endswith("if-none: x=>[]")
+
+
+def test_json() -> None:
+    proc = run_tool("--json", str(FIXTURES))
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(proc.stdout)
+    assert len(data) == len(EXPECTED)
+    for item in data:
+        assert {"path", "line", "function", "parameter", "shape", "verdict", "reason",
+                "expr"} <= set(item)
+        verdict, reason = EXPECTED[(item["function"], item["parameter"])]
+        assert item["verdict"] == verdict and reason in item["reason"]
+
+
+def test_diff() -> None:
+    proc = run_tool("--diff", str(FIXTURES / "safe_cases.py"))
+    assert proc.returncode == 0, proc.stderr
+    assert "+def _if_basic(a, hi=>len(a)):" in proc.stdout
+    assert "-    if hi is None:" in proc.stdout
+    assert proc.stdout.startswith("--- a/")
+
+
+def test_write_on_a_copy(tmp_path: Path) -> None:
+    tree = tmp_path / "tree"
+    shutil.copytree(FIXTURES, tree)
+    before = {p.name: p.read_bytes() for p in tree.glob("*.py")}
+    proc = run_tool("--write", str(tree))
+    assert proc.returncode == 0, proc.stderr
+    assert "rewrote" in proc.stderr
+    assert (tree / "public_cases.py").read_bytes() == before["public_cases.py"]
+    for name in ("safe_cases.py", "trap_cases.py", "_private_mod.py"):
+        new = (tree / name).read_text(encoding="utf-8")
+        assert new != before[name].decode()
+        compile(new, name, "exec")
+    # a second run finds only the generator check that has now become the
+    # first statement of its body (the tool is conservative about generators)
+    again = run_tool("--json", "--verdict", "safe", str(tree))
+    assert [(d["function"], d["parameter"]) for d in json.loads(again.stdout)] == [
+        ("_gen_two", "b")]
+
+
+def test_write_refuses_a_rewrite_that_does_not_compile(tmp_path: Path) -> None:
+    src = tmp_path / "m.py"
+    text = "def _f(x=None):\n    if x is None:\n        x = []\n    return x\n"
+    src.write_text(text, encoding="utf-8")
+    found, _ = analyse([src])
+    [result] = found
+
+    def broken(text: str, cands: Any) -> str:
+        return rewrite.rewrite_text(text, cands).replace("return x", "return x)")
+
+    with pytest.raises(rewrite.RewriteError, match="does not compile"):
+        rewrite.write_file(src, str(src), text, result.encoding, result.candidates,
+                           rewriter=broken)
+    assert src.read_text(encoding="utf-8") == text
+    assert list(tmp_path.iterdir()) == [src]        # no temporary file left behind
+
+
+def test_write_with_an_interpreter_without_late_defaults(tmp_path: Path) -> None:
+    """A stock interpreter cannot compile `=>`: the file is left alone, exit 1."""
+    stock = shutil.which("python3")
+    if stock is None:
+        pytest.skip("no python3 on PATH")
+    probe = subprocess.run([stock, "-c", "import ast, sys; print(sys.version_info >= (3, 11) "
+                            "and not hasattr(ast, 'LateDefault'))"],
+                           capture_output=True, text=True)
+    if probe.stdout.strip() != "True":
+        pytest.skip("python3 on PATH is not a stock 3.11+")
+    src = tmp_path / "m.py"
+    text = "def _f(x=None):\n    if x is None:\n        x = []\n    return x\n"
+    src.write_text(text, encoding="utf-8")
+    proc = run_tool("--write", str(src), python=stock)
+    assert proc.returncode == 1
+    assert "not rewritten" in proc.stderr
+    assert src.read_text(encoding="utf-8") == text
+
+
+def test_unparsable_files_are_reported_and_skipped(tmp_path: Path) -> None:
+    (tmp_path / "bad.py").write_text("def f(:\n", encoding="utf-8")
+    (tmp_path / "good.py").write_text(
+        "def _g(x=None):\n    if x is None:\n        x = 1\n    return x\n", encoding="utf-8")
+    proc = run_tool("--json", str(tmp_path))
+    assert proc.returncode == 0
+    assert "bad.py: skipped: SyntaxError" in proc.stderr
+    assert [d["function"] for d in json.loads(proc.stdout)] == ["_g"]
+
+
+def test_exclude_and_callers_from(tmp_path: Path) -> None:
+    (tmp_path / "lib").mkdir()
+    (tmp_path / "lib" / "test").mkdir()
+    (tmp_path / "lib" / "m.py").write_text(
+        "def _g(x=None):\n    if x is None:\n        x = 1\n    return x\n", encoding="utf-8")
+    (tmp_path / "lib" / "test" / "t.py").write_text(
+        "from m import _g\n_g(None)\n", encoding="utf-8")
+    lib = str(tmp_path / "lib")
+    plain = json.loads(run_tool("--json", "--exclude", "test", lib).stdout)
+    assert [d["verdict"] for d in plain] == [SAFE]
+    ctx = json.loads(run_tool("--json", "--exclude", "test", "--callers-from",
+                              str(tmp_path / "lib" / "test"), lib).stdout)
+    assert [d["verdict"] for d in ctx] == [UNSAFE]
+    assert "t.py:2" in ctx[0]["reason"]
+
+
+def test_census_and_rst(tmp_path: Path) -> None:
+    rst = tmp_path / "census.rst"
+    proc = run_tool("--census", "--census-rst", str(rst), str(FIXTURES))
+    assert proc.returncode == 0, proc.stderr
+    out = proc.stdout
+    assert f"candidates: {len(EXPECTED)}" in out
+    n_safe = sum(v == SAFE for v, _ in EXPECTED.values())
+    assert f"  safe         {n_safe:>7}" in out
+    assert "x = x or EXPR" in out and "len(<param>)" in out
+    text = rst.read_text(encoding="utf-8")
+    assert text.startswith("Produced with ``./python tools/lbdefaults --census")
+    assert ".. list-table:: Candidates by verdict" in text
+    assert "``<param>.<attr>``" in text

@@ -1,0 +1,219 @@
+"""Command line: scan, report, diff, write, census."""
+
+from __future__ import annotations
+
+import argparse
+import fnmatch
+import json
+import os
+import shlex
+import sys
+from pathlib import Path
+from typing import Iterator, Sequence
+
+from . import LIMITATIONS
+from . import __doc__ as PACKAGE_DOC
+from .analysis import (SAFE, SHAPE_DOC, VERDICTS, Candidate, FileResult, Index, decide,
+                       prescan_sentinels, read_source, scan_file)
+from .census import as_rst, as_text, build
+from .rewrite import RewriteError, rewrite_text, unified_diff, write_file
+
+PROGRESS_EVERY = 200
+
+EPILOG = """\
+shapes recognized (after an optional docstring, anywhere at the top level of
+the body; only a leading run of checks can be safe):
+""" + "".join(f"  {k:<15} {v}\n" for k, v in SHAPE_DOC.items()) + """
+verdicts:
+  safe           the rewrite keeps the behaviour for every caller the tool
+                 can see (--diff/--write apply only these)
+  needs review   would be safe, but callers the tool cannot see may pass the
+                 marker (public API, importable sentinel, decorated, ...)
+  unsafe         the rewrite would change behaviour (the reason says why)
+
+why this is not part of the patch series: it is a project tool for users
+adopting the proposal, not part of the language change, so it stays out of
+the patch series (which must remain a clean upstream proposal). It needs the
+patched interpreter only to verify that rewritten files compile.
+
+""" + LIMITATIONS
+
+
+def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
+    summary = (PACKAGE_DOC or "").split("\n", 1)[0]
+    ap = argparse.ArgumentParser(
+        prog="lbdefaults", description=summary, epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("paths", nargs="+", metavar="PATH", type=Path,
+                    help="files and directories to scan (*.py, recursively)")
+    ap.add_argument("--exclude", action="append", default=[], metavar="GLOB",
+                    help="skip files or directories whose path relative to the "
+                         "PATH they were found under matches GLOB (repeatable), "
+                         "e.g. --exclude test")
+    ap.add_argument("--callers-from", action="append", default=[], metavar="PATH",
+                    type=Path, help="also scan PATH for callers, without reporting "
+                                    "its candidates (repeatable)")
+    ap.add_argument("--verdict", choices=VERDICTS, action="append",
+                    help="report only candidates with this verdict (repeatable)")
+    out = ap.add_argument_group("output (the text report is printed when none of "
+                                "--json, --diff, --census is given)")
+    out.add_argument("--json", action="store_true", help="print the candidates as JSON")
+    out.add_argument("--diff", action="store_true",
+                     help="print a unified diff of the safe rewrites")
+    out.add_argument("--write", action="store_true",
+                     help="apply the safe rewrites in place (each file is verified "
+                          "to compile with the running interpreter first; prints "
+                          "what was written instead of the report)")
+    out.add_argument("--census", action="store_true", help="print aggregate counts")
+    out.add_argument("--census-rst", metavar="FILE", type=Path,
+                     help="write the census as a reStructuredText fragment")
+    out.add_argument("--census-command", metavar="TEXT",
+                     help="command line to quote in the RST intro (default: this one)")
+    out.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
+    return ap.parse_args(argv)
+
+
+def _excluded(rel: str, patterns: Sequence[str]) -> bool:
+    parts = Path(rel).parts
+    prefixes = ["/".join(parts[:i]) for i in range(1, len(parts) + 1)]
+    return any(fnmatch.fnmatch(p, pat) for p in prefixes for pat in patterns)
+
+
+def iter_files(paths: Sequence[Path], exclude: Sequence[str]) -> Iterator[tuple[Path, str]]:
+    """(file, path relative to the PATH argument) for every *.py file."""
+    for root in paths:
+        if root.is_file():
+            yield root, root.name
+            continue
+        if not root.is_dir():
+            raise FileNotFoundError(f"no such file or directory: {root}")
+        for dirpath, dirnames, filenames in os.walk(root):
+            dirnames.sort()
+            rel_dir = Path(dirpath).relative_to(root)
+            dirnames[:] = [d for d in dirnames
+                           if not _excluded((rel_dir / d).as_posix(), exclude)]
+            for name in sorted(filenames):
+                rel = (rel_dir / name).as_posix()
+                if name.endswith(".py") and not _excluded(rel, exclude):
+                    yield Path(dirpath) / name, rel
+
+
+def analyse(paths: Sequence[Path], exclude: Sequence[str] = (),
+            callers_from: Sequence[Path] = (), progress: bool = False
+            ) -> tuple[list[FileResult], int]:
+    """Scan everything; return the results of the reported files and the
+    number of files that failed to parse."""
+    reported = list(iter_files(paths, exclude))
+    context = [f for f in iter_files(callers_from, exclude=())
+               if f[0].resolve() not in {r[0].resolve() for r in reported}]
+    index = Index()
+    sources: list[tuple[Path, str, str, str | None, str, bool]] = []
+    failed = 0
+    for path, rel in [*reported, *context]:
+        is_reported = len(sources) < len(reported)
+        try:
+            text, encoding = read_source(path)
+        except (OSError, SyntaxError, UnicodeDecodeError, LookupError) as exc:
+            if is_reported:
+                print(f"{path}: skipped: cannot read: {exc}", file=sys.stderr)
+                failed += 1
+            text, encoding = None, "utf-8"
+        if text is not None:
+            index.sentinel_names |= prescan_sentinels(text)
+        sources.append((path, rel, str(path), text, encoding, is_reported))
+    results: list[FileResult] = []
+    for n, (path, rel, display, text, encoding, is_reported) in enumerate(sources, 1):
+        if progress and n % PROGRESS_EVERY == 0:
+            print(f"lbdefaults: scanned {n} of {len(sources)} files", file=sys.stderr)
+        if text is None:
+            continue
+        result = scan_file(path, display, rel, text, index, is_reported)
+        result.encoding = encoding
+        if result.error is not None:
+            if is_reported:
+                print(f"{display}: skipped: {result.error}", file=sys.stderr)
+                failed += 1
+            continue
+        if is_reported:
+            results.append(result)
+    for result in results:
+        decide(result.candidates, index)
+    return results, failed
+
+
+def report_line(c: Candidate) -> str:
+    return (f"{c.path}:{c.line}: {c.function}({c.parameter}): {c.verdict} — "
+            f"{c.reason} — {c.shape}: {c.parameter}=>{c.expr}")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        return _main(argv)
+    except BrokenPipeError:
+        # output piped into `head` and the like
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 1
+
+
+def _main(argv: Sequence[str] | None) -> int:
+    args = parse_args(argv)
+    try:
+        results, failed = analyse(args.paths, args.exclude, args.callers_from,
+                                  progress=not args.quiet)
+    except FileNotFoundError as exc:
+        print(f"lbdefaults: {exc}", file=sys.stderr)
+        return 2
+    files = len(results) + failed
+    everything = [c for r in results for c in r.candidates]
+    shown = [c for c in everything if not args.verdict or c.verdict in args.verdict]
+    status = 0
+
+    if args.json:
+        json.dump([c.to_json() for c in shown], sys.stdout, indent=1, ensure_ascii=False)
+        sys.stdout.write("\n")
+    if args.diff:
+        for r in results:
+            if r.text is not None and any(c.verdict == SAFE for c in r.candidates):
+                sys.stdout.write(unified_diff(r.path, r.text,
+                                              rewrite_text(r.text, r.candidates)))
+    if args.census or args.census_rst:
+        census = build(everything, files, failed)
+        if args.census:
+            sys.stdout.write(as_text(census))
+        if args.census_rst:
+            command = args.census_command or "./python tools/lbdefaults " + shlex.join(
+                sys.argv[1:] if argv is None else list(argv))
+            excluded = ""
+            if args.exclude:
+                where = ", ".join(f"``{root.resolve().name}/{pat}``"
+                                  for root in args.paths if root.is_dir()
+                                  for pat in args.exclude)
+                excluded = f" It excludes {where} (``--exclude``)."
+            intro = (f"Produced with ``{command}`` over {files} files "
+                     f"({failed} failed to parse).{excluded} *Safe* means that the "
+                     f"rewrite keeps the behaviour for every caller the tool can see; "
+                     f"*needs review* that it would be safe but callers the tool cannot "
+                     f"see may pass the marker (public API, importable sentinel, "
+                     f"decorated or escaping functions).")
+            args.census_rst.parent.mkdir(parents=True, exist_ok=True)
+            args.census_rst.write_text(as_rst(census, intro), encoding="utf-8")
+    if not (args.json or args.diff or args.census or args.write):
+        for c in shown:
+            print(report_line(c))
+        if not args.quiet:
+            counts = ", ".join(f"{sum(c.verdict == v for c in shown)} {v}" for v in VERDICTS)
+            print(f"lbdefaults: {len(shown)} candidates ({counts}) in {files} files",
+                  file=sys.stderr)
+    if args.write:
+        for r in results:
+            if r.text is None or not any(c.verdict == SAFE for c in r.candidates):
+                continue
+            try:
+                n = write_file(Path(r.path), r.path, r.text, r.encoding, r.candidates)
+            except (RewriteError, OSError) as exc:
+                print(f"{r.path}: not rewritten: {exc}", file=sys.stderr)
+                status = 1
+            else:
+                print(f"{r.path}: rewrote {n} default(s)", file=sys.stderr)
+    return status
