@@ -13,7 +13,7 @@ VERBOSE  := $(if $(V),--verbose,)
 
 .DEFAULT_GOAL := all
 .NOTPARALLEL:
-.PHONY: all build deps deps-check fetch tree baseline test regrtest pytest demo status clean help
+.PHONY: all build deps deps-check fetch tree baseline test regrtest pytest docs docs-check demo status clean help
 
 all: build ## fetch, patch, regenerate, configure, build -> ./python
 
@@ -42,10 +42,11 @@ baseline: fetch ## unpatched upstream, same configure flags -> build/baseline/py
 	@$(PYTHON3) tools/build --tree build/baseline --name baseline --jobs $(JOBS) \
 		--configure-flags "$(CONFIGURE_FLAGS)" $(VERBOSE)
 
-test: build ## build, then the regression suite in parity mode, then pytest
+test: build ## build, then the regression suite in parity mode, the docs check, then pytest
 	@$(PYTHON3) tools/regrtest_parity --python ./python --baseline-python build/baseline/python \
 		--build-baseline '$(MAKE) baseline CONFIGURE_FLAGS="$(CONFIGURE_FLAGS)"' \
 		--jobs $(JOBS) --tests "$(TESTS)" --configure-flags "$(CONFIGURE_FLAGS)"
+	@$(PYTHON3) tools/build_docs check
 	@$(PYTHON3) tools/run_pytest --python ./python
 
 regrtest: build ## CPython's regression suite in parity mode (TESTS="..." narrows it)
@@ -55,6 +56,12 @@ regrtest: build ## CPython's regression suite in parity mode (TESTS="..." narrow
 
 pytest: build ## tests/ with pytest, from a venv made by ./python -m venv
 	@$(PYTHON3) tools/run_pytest --python ./python
+
+docs: tree ## the PEP (build/docs/pep/) and the CPython docs (build/docs/html/), no new warnings
+	@$(PYTHON3) tools/build_docs cpython
+
+docs-check: tree ## fast docs check (part of make test): the PEP with -W, sphinx-lint
+	@$(PYTHON3) tools/build_docs check
 
 demo: build ## run the short tour with ./python
 	@./python examples/tour.py
