@@ -13,7 +13,7 @@ VERBOSE  := $(if $(V),--verbose,)
 
 .DEFAULT_GOAL := all
 .NOTPARALLEL:
-.PHONY: all build deps deps-check fetch tree baseline test regrtest pytest docs docs-check demo status clean help
+.PHONY: all build deps deps-check fetch tree baseline test regrtest pytest docs docs-check debug refleak asan fuzz demo status clean help
 
 all: build ## fetch, patch, regenerate, configure, build -> ./python
 
@@ -34,28 +34,58 @@ tree: fetch ## build/cpython = pristine upstream + patches/ (rebuilt when patche
 
 build: tree
 	@$(PYTHON3) tools/build --tree build/cpython --name cpython --regen --jobs $(JOBS) \
-		--configure-flags "$(CONFIGURE_FLAGS)" --link python $(VERBOSE)
+		--configure-flags="$(CONFIGURE_FLAGS)" --link python $(VERBOSE)
 
 baseline: fetch ## unpatched upstream, same configure flags -> build/baseline/python
 	@mkdir -p $(BASELINE_SERIES) && touch $(BASELINE_SERIES)/series
 	@$(PYTHON3) tools/pq prepare --tarball $(TARBALL) --tree build/baseline --patches $(BASELINE_SERIES)
 	@$(PYTHON3) tools/build --tree build/baseline --name baseline --jobs $(JOBS) \
-		--configure-flags "$(CONFIGURE_FLAGS)" $(VERBOSE)
+		--configure-flags="$(CONFIGURE_FLAGS)" $(VERBOSE)
 
 test: build ## build, then the regression suite in parity mode, the docs check, then pytest
 	@$(PYTHON3) tools/regrtest_parity --python ./python --baseline-python build/baseline/python \
 		--build-baseline '$(MAKE) baseline CONFIGURE_FLAGS="$(CONFIGURE_FLAGS)"' \
-		--jobs $(JOBS) --tests "$(TESTS)" --configure-flags "$(CONFIGURE_FLAGS)"
+		--jobs $(JOBS) --tests "$(TESTS)" --configure-flags="$(CONFIGURE_FLAGS)"
 	@$(PYTHON3) tools/build_docs check
 	@$(PYTHON3) tools/run_pytest --python ./python
 
 regrtest: build ## CPython's regression suite in parity mode (TESTS="..." narrows it)
 	@$(PYTHON3) tools/regrtest_parity --python ./python --baseline-python build/baseline/python \
 		--build-baseline '$(MAKE) baseline CONFIGURE_FLAGS="$(CONFIGURE_FLAGS)"' \
-		--jobs $(JOBS) --tests "$(TESTS)" --configure-flags "$(CONFIGURE_FLAGS)"
+		--jobs $(JOBS) --tests "$(TESTS)" --configure-flags="$(CONFIGURE_FLAGS)"
 
 pytest: build ## tests/ with pytest, from a venv made by ./python -m venv
 	@$(PYTHON3) tools/run_pytest --python ./python
+
+# Reliability (issue 6): debug and sanitizer builds are clones of build/cpython, kept
+# in sync with it (tools/pq may rewrite its history, hence fetch + reset).
+REFLEAK_TESTS ?= test_late_bound_defaults test_grammar test_syntax test_compile test_funcattrs
+FUZZ_SEED     ?= 671
+FUZZ_SECONDS  ?= 60
+
+define sync_clone
+	@test -d $(1)/.git || git clone -q build/cpython $(1)
+	@git -C $(1) fetch -q origin && git -C $(1) reset -q --hard FETCH_HEAD
+endef
+
+debug: tree ## a --with-pydebug build of the patched tree -> build/debug/python
+	$(call sync_clone,build/debug)
+	@$(PYTHON3) tools/build --tree build/debug --name debug --regen --jobs $(JOBS) \
+		--configure-flags=--with-pydebug $(VERBOSE)
+
+refleak: debug ## -R 3:3 on the late-default tests, on the debug build
+	@env -u PYTHONUNBUFFERED -u PYTHONDONTWRITEBYTECODE build/debug/python -m test -R 3:3 $(REFLEAK_TESTS)
+	@env -u PYTHONUNBUFFERED -u PYTHONDONTWRITEBYTECODE build/debug/python -m test -R 3:3 test_inspect -m '*LateBound*'
+
+asan: tree ## an AddressSanitizer build -> build/asan/python, running the same tests
+	$(call sync_clone,build/asan)
+	@$(PYTHON3) tools/build --tree build/asan --name asan --regen --jobs $(JOBS) \
+		--configure-flags="--with-address-sanitizer --without-pymalloc" $(VERBOSE)
+	@env -u PYTHONUNBUFFERED -u PYTHONDONTWRITEBYTECODE ASAN_OPTIONS=detect_leaks=0 \
+		build/asan/python -m test $(REFLEAK_TESTS)
+
+fuzz: build ## the differential fuzzer for FUZZ_SECONDS (prints the seed of a mismatch)
+	@./python tools/fuzz_late_defaults --seed $(FUZZ_SEED) --cases 0 --seconds $(FUZZ_SECONDS)
 
 docs: tree ## the PEP (build/docs/pep/) and the CPython docs (build/docs/html/), no new warnings
 	@$(PYTHON3) tools/build_docs cpython
