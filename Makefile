@@ -13,7 +13,7 @@ VERBOSE  := $(if $(V),--verbose,)
 
 .DEFAULT_GOAL := all
 .NOTPARALLEL:
-.PHONY: all build deps deps-check fetch tree baseline test regrtest pytest docs docs-check debug refleak asan fuzz demo status clean help
+.PHONY: all build deps deps-check fetch tree baseline test regrtest pytest docs docs-check debug refleak asan fuzz bench bench-quick bench-pyperformance demo status clean help
 
 all: build ## fetch, patch, regenerate, configure, build -> ./python
 
@@ -86,6 +86,19 @@ asan: tree ## an AddressSanitizer build -> build/asan/python, running the same t
 
 fuzz: build ## the differential fuzzer for FUZZ_SECONDS (prints the seed of a mismatch)
 	@./python tools/fuzz_late_defaults --seed $(FUZZ_SEED) --cases 0 --seconds $(FUZZ_SECONDS)
+
+bench: build ## callgrind + pyperf micro pairs + pyperformance subset vs build/baseline -> build/bench/report.md
+	@test -x build/baseline/python || $(MAKE) baseline CONFIGURE_FLAGS="$(CONFIGURE_FLAGS)"
+	@$(PYTHON3) bench/run_bench --python ./python --baseline-python build/baseline/python
+
+bench-quick: build ## callgrind micro pairs + a short pyperf run (no pyperformance), a few minutes
+	@test -x build/baseline/python || $(MAKE) baseline CONFIGURE_FLAGS="$(CONFIGURE_FLAGS)"
+	@$(PYTHON3) bench/run_bench --quick --python ./python --baseline-python build/baseline/python
+
+bench-pyperformance: build ## the whole pyperformance suite, patched vs baseline
+	@test -x build/baseline/python || $(MAKE) baseline CONFIGURE_FLAGS="$(CONFIGURE_FLAGS)"
+	@$(PYTHON3) bench/run_bench --pyperformance all --no-callgrind --no-pyperf \
+		--python ./python --baseline-python build/baseline/python
 
 docs: tree ## the PEP (build/docs/pep/) and the CPython docs (build/docs/html/), no new warnings
 	@$(PYTHON3) tools/build_docs cpython
