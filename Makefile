@@ -59,7 +59,8 @@ pytest: build ## tests/ with pytest, from a venv made by ./python -m venv
 
 # Reliability (issue 6): debug and sanitizer builds are clones of build/cpython, kept
 # in sync with it (tools/pq may rewrite its history, hence fetch + reset).
-REFLEAK_TESTS ?= test_late_bound_defaults test_grammar test_syntax test_compile test_funcattrs
+REFLEAK_TESTS ?= test_late_bound_defaults test_late_bound_hostile test_grammar test_syntax \
+                 test_compile test_funcattrs test_symtable
 FUZZ_SEED     ?= 671
 FUZZ_SECONDS  ?= 60
 
@@ -79,8 +80,8 @@ refleak: debug ## -R 3:3 on the late-default tests, on the debug build
 
 asan: tree ## an AddressSanitizer build -> build/asan/python, running the same tests
 	$(call sync_clone,build/asan)
-	@$(PYTHON3) tools/build --tree build/asan --name asan --regen --jobs $(JOBS) \
-		--configure-flags="--with-address-sanitizer --without-pymalloc" $(VERBOSE)
+	@ASAN_OPTIONS=detect_leaks=0 $(PYTHON3) tools/build --tree build/asan --name asan --regen \
+		--jobs $(JOBS) --configure-flags="--with-address-sanitizer --without-pymalloc" $(VERBOSE)
 	@env -u PYTHONUNBUFFERED -u PYTHONDONTWRITEBYTECODE ASAN_OPTIONS=detect_leaks=0 \
 		build/asan/python -m test $(REFLEAK_TESTS)
 
