@@ -13,7 +13,7 @@ VERBOSE  := $(if $(V),--verbose,)
 
 .DEFAULT_GOAL := all
 .NOTPARALLEL:
-.PHONY: all build deps deps-check fetch tree baseline test regrtest pytest docs docs-check debug refleak asan fuzz bench bench-quick bench-pyperformance demo status clean help
+.PHONY: all build deps deps-check fetch tree baseline test regrtest pytest docs docs-check debug refleak asan fuzz fuzz-grammar bench bench-quick bench-pyperformance demo status clean help
 
 all: build ## fetch, patch, regenerate, configure, build -> ./python
 
@@ -87,6 +87,12 @@ asan: tree ## an AddressSanitizer build -> build/asan/python, running the same t
 
 fuzz: build ## the differential fuzzer for FUZZ_SECONDS (prints the seed of a mismatch)
 	@./python tools/fuzz_late_defaults --seed $(FUZZ_SEED) --cases 0 --seconds $(FUZZ_SECONDS)
+
+fuzz-grammar: build ## grammar fuzzing, FUZZ_SECONDS per mode: => injected into Lib/, hypothesmith
+	@test -x build/venv/bin/python || $(PYTHON3) tools/run_pytest --python ./python -- --version >/dev/null
+	@status=0; for mode in stdlib hypothesmith; do \
+		build/venv/bin/python tools/fuzz_grammar $$mode --seed $(FUZZ_SEED) --cases 0 \
+			--seconds $(FUZZ_SECONDS) || status=1; done; exit $$status
 
 bench: build ## callgrind + pyperf micro pairs + pyperformance subset vs build/baseline -> build/bench/report.md
 	@test -x build/baseline/python || $(MAKE) baseline CONFIGURE_FLAGS="$(CONFIGURE_FLAGS)"
