@@ -13,7 +13,7 @@ VERBOSE  := $(if $(V),--verbose,)
 
 .DEFAULT_GOAL := all
 .NOTPARALLEL:
-.PHONY: all build deps deps-check fetch tree baseline test regrtest pytest docs docs-check debug refleak asan fuzz fuzz-grammar bench bench-quick bench-pyperformance demo status clean help
+.PHONY: all build deps deps-check fetch tree baseline test regrtest pytest docs docs-check debug refleak asan freethreaded fuzz fuzz-grammar bench bench-quick bench-pyperformance demo status clean help
 
 all: build ## fetch, patch, regenerate, configure, build -> ./python
 
@@ -84,6 +84,13 @@ asan: tree ## an AddressSanitizer build -> build/asan/python, running the same t
 		--jobs $(JOBS) --configure-flags="--with-address-sanitizer --without-pymalloc" $(VERBOSE)
 	@env -u PYTHONUNBUFFERED -u PYTHONDONTWRITEBYTECODE ASAN_OPTIONS=detect_leaks=0 \
 		build/asan/python -m test $(REFLEAK_TESTS)
+
+freethreaded: tree ## a --disable-gil build -> build/freethreaded/python, running the same tests
+	$(call sync_clone,build/freethreaded)
+	@$(PYTHON3) tools/build --tree build/freethreaded --name freethreaded --regen \
+		--jobs $(JOBS) --configure-flags=--disable-gil $(VERBOSE)
+	@env -u PYTHONUNBUFFERED -u PYTHONDONTWRITEBYTECODE PYTHON_GIL=0 \
+		build/freethreaded/python -m test $(REFLEAK_TESTS)
 
 fuzz: build ## the differential fuzzer for FUZZ_SECONDS (prints the seed of a mismatch)
 	@./python tools/fuzz_late_defaults --seed $(FUZZ_SEED) --cases 0 --seconds $(FUZZ_SECONDS)
