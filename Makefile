@@ -59,7 +59,7 @@ pytest: build ## tests/ with pytest, from a venv made by ./python -m venv
 
 # Reliability (issue 6): debug and sanitizer builds are clones of build/cpython, kept
 # in sync with it (tools/pq may rewrite its history, hence fetch + reset).
-REFLEAK_TESTS ?= test_late_bound_defaults test_late_bound_hostile test_grammar test_syntax \
+REFLEAK_TESTS ?= test_late_bound_defaults test_late_bound_hostile test_grammar test_syntax test_opcache \
                  test_compile test_funcattrs test_symtable
 FUZZ_SEED     ?= 671
 FUZZ_SECONDS  ?= 60
