@@ -11,29 +11,16 @@ under test, and needs valgrind.
 
 from __future__ import annotations
 
-import importlib.machinery
-import importlib.util
 import shutil
 import sys
 from pathlib import Path
-from types import ModuleType
 
-from conftest import REPO
-
-
-def load_run_bench() -> ModuleType:
-    loader = importlib.machinery.SourceFileLoader("run_bench", str(REPO / "bench" / "run_bench"))
-    spec = importlib.util.spec_from_loader("run_bench", loader)
-    assert spec is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["run_bench"] = module  # dataclasses look their module up
-    loader.exec_module(module)
-    return module
+from conftest import REPO, load_script
 
 
 def test_pyperformance_benchmark_counted_per_loop(tmp_path: Path) -> None:
     assert shutil.which("valgrind"), "valgrind is needed: apt-get install valgrind"
-    rb = load_run_bench()
+    rb = load_script("run_bench", REPO / "bench" / "run_bench")
     exe = Path(sys._base_executable)  # the interpreter behind this test venv
     interp = rb.Interp("patched", exe, exe, tmp_path / "pycache")
     venv_py = rb.ensure_venv(interp, tmp_path / "venv", REPO / "bench" / "requirements.txt",

@@ -16,18 +16,15 @@ bounded runs would tolerate (--tolerate); it is empty.
 from __future__ import annotations
 
 import ast
-import importlib.machinery
-import importlib.util
 import random
 import subprocess
 import sys
 import textwrap
-import types
 from pathlib import Path
 
 import pytest
 
-from conftest import REPO
+from conftest import REPO, load_script
 
 TOOL = REPO / "tools" / "fuzz_grammar"
 SEED = 671
@@ -36,19 +33,7 @@ FOLDED = "extras text is constant-folded"
 KNOWN_BUGS: list[str] = []
 
 
-def load_tool() -> types.ModuleType:
-    if "fuzz_grammar" in sys.modules:
-        return sys.modules["fuzz_grammar"]
-    loader = importlib.machinery.SourceFileLoader("fuzz_grammar", str(TOOL))
-    spec = importlib.util.spec_from_loader("fuzz_grammar", loader)
-    assert spec is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["fuzz_grammar"] = module  # dataclasses look their module up
-    loader.exec_module(module)
-    return module
-
-
-fg = load_tool()
+fg = load_script("fuzz_grammar", TOOL)
 
 
 def run_tool(*args: str, timeout: float = 600) -> subprocess.CompletedProcess[str]:
