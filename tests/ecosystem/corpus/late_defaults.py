@@ -45,7 +45,7 @@ def spread(
     fourth=>[first, second, third],
     **options,
 ):
-    """A multi-line signature: positional-only, *args, keyword-only, **kwargs."""
+    """Multi-line: positional-only, ``*args``, keyword-only, ``**kwargs``."""
     return first, second, third, rest, fourth, options
 
 
