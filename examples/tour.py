@@ -79,8 +79,11 @@ try:
 except UnboundLocalError as exc:
     print(f"puzzle()    -> UnboundLocalError: {exc}")
 
-section("Under the hood: a prologue at the start of the body")
+section("Under the hood: a late-default object, and a prologue in the body")
 print("__defaults__       =", bisect_right.__defaults__)
 print("__defaults_extra__ =", bisect_right.__defaults_extra__)
+late = bisect_right.__defaults__[1]
+print(f"passing {late!r} is leaving hi out:",
+      bisect_right([1, 2, 2, 3], 2, 0, late))
 for instr in list(dis.get_instructions(bisect_right))[:6]:
     print(f"    {instr.opname:<20} {instr.argrepr}")

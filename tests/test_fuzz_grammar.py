@@ -20,6 +20,7 @@ import random
 import subprocess
 import sys
 import textwrap
+import types
 from pathlib import Path
 
 import pytest
@@ -187,12 +188,12 @@ def test_detects_wrong_defaults_extra() -> None:
     out = fg.Outcome()
     fg.check_function(f, node, False, out)
     assert checks(out) == []
-    f.__defaults_extra__ = ("a + 2",)  # type: ignore[attr-defined]
+    f.__defaults__ = (types.LateDefaultType("a + 2"),)  # type: ignore[attr-defined]
     fg.check_function(f, node, False, out)
     assert checks(out) == ["extras text is not the future-annotations text"]
     out = fg.Outcome()
     node = ast.parse("def f(a, b=>1 + 2): pass").body[0]
-    f.__defaults_extra__ = ("3",)  # type: ignore[attr-defined]
+    f.__defaults__ = (types.LateDefaultType("3"),)  # type: ignore[attr-defined]
     fg.check_function(f, node, False, out)
     assert checks(out) == [FOLDED]
 

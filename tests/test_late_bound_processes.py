@@ -42,7 +42,7 @@ except UnboundLocalError as exc:
 '''
 EXPECTED = [
     "3 2",
-    "(0, Ellipsis) (None, 'len(a)')",
+    "(0, <late default: len(a)>) (None, 'len(a)')",
     "{'a': 'b + 1', 'b': 'a + 1'}",
     "cannot access parameter 'b': its late-bound default has not been evaluated yet",
 ]
@@ -61,7 +61,7 @@ def run(python: Path | str, *args: str) -> list[str]:
 
 def test_pyc_round_trip(tmp_path: Path) -> None:
     # Compile to a .pyc in one process, run it sourceless in another: the
-    # prologue, the placeholders and the source texts of the defaults survive.
+    # prologue, the late-default objects and the texts of the defaults survive.
     source = tmp_path / "lbmod.py"
     source.write_text(MODULE)
     pyc = tmp_path / "lbmod.pyc"

@@ -77,7 +77,7 @@ def test_coverage_measures_late_default_lines(tmp_path: Path) -> None:
 
 def test_numpy_wheel_for_stock_3_13() -> None:
     # A binary extension built for stock CPython 3.13: the ABI is intact
-    # (PyFunctionObject only grew at its end).
+    # (PyFunctionObject and the code object keep 3.13's layout).
     code = textwrap.dedent('''\
         import numpy as np
         def scale(a, factor=>np.float64(len(a))):
