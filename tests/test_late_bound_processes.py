@@ -106,5 +106,6 @@ def test_tour_shows_the_feature() -> None:
     assert "bisect_right(a, x, lo=0, hi=>len(a), *, key=None)" in out
     assert ("puzzle()    -> UnboundLocalError: cannot access parameter 'b': its "
             "late-bound default has not been evaluated yet") in out
+    assert "passing <late default: len(a)> is leaving hi out: 3" in out
     assert "QUERY_FAST           hi" in out
 
