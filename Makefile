@@ -98,7 +98,7 @@ fuzz: build ## the differential fuzzer for FUZZ_SECONDS (prints the seed of a mi
 fuzz-grammar: build ## grammar fuzzing, FUZZ_SECONDS per mode: => injected into Lib/, hypothesmith
 	@test -x build/venv/bin/python || $(PYTHON3) tools/run_pytest --python ./python -- --version >/dev/null
 	@status=0; for mode in stdlib hypothesmith; do \
-		build/venv/bin/python tools/fuzz_grammar $$mode --seed $(FUZZ_SEED) --cases 0 \
+		build/venv/bin/python -m tools.fuzz_grammar $$mode --seed $(FUZZ_SEED) --cases 0 \
 			--seconds $(FUZZ_SECONDS) || status=1; done; exit $$status
 
 bench: build ## callgrind + pyperf micro pairs + pyperformance subset vs build/baseline -> build/bench/report.md
