@@ -1,4 +1,4 @@
-"""Tests of tools/lbdefaults (run with the patched interpreter: `=>` must parse).
+"""Tests of tools.lbdefaults (run with the patched interpreter: `=>` must parse).
 
 The behaviour tests exec the original and the rewritten fixture sources and
 compare what every rewritten function returns (or raises) for a set of calls
@@ -20,13 +20,11 @@ from typing import Any
 
 import pytest
 
-REPO = Path(__file__).resolve().parent.parent
-TOOL = REPO / "tools" / "lbdefaults"
-FIXTURES = Path(__file__).resolve().parent / "lbdefaults_fixtures"
+from tools.lbdefaults import analysis, rewrite
+from tools.lbdefaults.cli import analyse
 
-sys.path.insert(0, str(TOOL.parent))
-from lbdefaults import analysis, rewrite  # noqa: E402
-from lbdefaults.cli import analyse  # noqa: E402
+REPO = Path(__file__).resolve().parent.parent
+FIXTURES = Path(__file__).resolve().parent / "lbdefaults_fixtures"
 
 pytestmark = pytest.mark.skipif(not hasattr(ast, "LateDefault"),
                                 reason="needs the PEP 671 interpreter")
@@ -92,8 +90,8 @@ EXPECTED: dict[tuple[str, str], tuple[str, str]] = {
 
 def run_tool(*args: str, cwd: Path = REPO,
              python: str = sys.executable) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([python, str(TOOL), *args], capture_output=True, text=True,
-                          cwd=cwd, stdin=subprocess.DEVNULL, timeout=120)
+    return subprocess.run([python, "-m", "tools.lbdefaults", *args], capture_output=True,
+                          text=True, cwd=cwd, stdin=subprocess.DEVNULL, timeout=120)
 
 
 @pytest.fixture(scope="module")
@@ -407,6 +405,6 @@ def test_census_and_rst(tmp_path: Path) -> None:
     assert f"  safe         {n_safe:>7}" in out
     assert "x = x or EXPR" in out and "len(<param>)" in out
     text = rst.read_text(encoding="utf-8")
-    assert text.startswith("Produced with ``./python tools/lbdefaults --census")
+    assert text.startswith("Produced with ``./python -m tools.lbdefaults --census")
     assert ".. list-table:: Candidates by verdict" in text
     assert "``<param>.<attr>``" in text

@@ -13,10 +13,12 @@ from typing import Iterator, Sequence
 
 from . import LIMITATIONS
 from . import __doc__ as PACKAGE_DOC
-from .analysis import (SAFE, SHAPE_DOC, VERDICTS, Candidate, FileResult, Index, decide,
-                       prescan_sentinels, read_source, scan_file)
+from .analysis import (SAFE, SHAPE_DOC, VERDICTS, Candidate, FileResult, Index, prescan_sentinels,
+                       read_source)
 from .census import as_rst, as_text, build
 from .rewrite import RewriteError, rewrite_text, unified_diff, write_file
+from .scanner import scan_file
+from .verdicts import decide
 
 PROGRESS_EVERY = 200
 
@@ -42,7 +44,7 @@ patched interpreter only to verify that rewritten files compile.
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     summary = (PACKAGE_DOC or "").split("\n", 1)[0]
     ap = argparse.ArgumentParser(
-        prog="lbdefaults", description=summary, epilog=EPILOG,
+        prog="python -m tools.lbdefaults", description=summary, epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("paths", nargs="+", metavar="PATH", type=Path,
                     help="files and directories to scan (*.py, recursively)")
@@ -182,7 +184,7 @@ def _main(argv: Sequence[str] | None) -> int:
         if args.census:
             sys.stdout.write(as_text(census))
         if args.census_rst:
-            command = args.census_command or "./python tools/lbdefaults " + shlex.join(
+            command = args.census_command or "./python -m tools.lbdefaults " + shlex.join(
                 sys.argv[1:] if argv is None else list(argv))
             excluded = ""
             if args.exclude:
