@@ -15,8 +15,7 @@ from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parent.parent
-TOOLS = REPO / "tools"
+from tools.common import REPO_ROOT as REPO
 
 
 def load_script(name: str, path: Path) -> types.ModuleType:
@@ -34,7 +33,8 @@ def load_script(name: str, path: Path) -> types.ModuleType:
 
 def tool(name: str, *args: str, env: dict[str, str] | None = None,
          cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, str(TOOLS / name), *args], capture_output=True,
+    """Run `python -m tools.NAME ARGS` from the repository root (or cwd)."""
+    return subprocess.run([sys.executable, "-m", f"tools.{name}", *args], capture_output=True,
                           text=True, env=env, cwd=cwd or REPO, stdin=subprocess.DEVNULL)
 
 

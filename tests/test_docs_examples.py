@@ -9,11 +9,11 @@ the Python that runs Sphinx, which cannot parse '=>'.)
 
 from __future__ import annotations
 
-import os
 import subprocess
 import textwrap
 
 from conftest import REPO
+from tools.common import scrubbed_env
 
 PYTHON = REPO / "python"
 TREE = REPO / "build" / "cpython"
@@ -62,9 +62,8 @@ RUNNER = textwrap.dedent('''\
 
 def test_added_documentation_examples_run_as_shown() -> None:
     (patch,) = sorted((REPO / "patches").glob("*-Document-late-bound-defaults.patch"))
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
     result = subprocess.run([str(PYTHON), "-c", RUNNER, str(patch), str(TREE)],
-                            capture_output=True, text=True, env=env,
+                            capture_output=True, text=True, env=scrubbed_env(),
                             stdin=subprocess.DEVNULL)
     assert result.returncode == 0, result.stderr
     attempted, failed = map(int, result.stdout.split()[-2:])

@@ -1,4 +1,4 @@
-"""Run tools/fuzz_late_defaults for a bounded number of cases with a fixed seed.
+"""Run tools.fuzz_late_defaults for a bounded number of cases with a fixed seed.
 
 The fuzzer compares each generated function with late-bound defaults against
 the same function written with the sentinel idiom (see its --help).  It runs
@@ -13,15 +13,15 @@ import sys
 
 from conftest import REPO
 
-FUZZER = REPO / "tools" / "fuzz_late_defaults"
 SEED = 671
 CASES = 4000
 TIME_LIMIT = 40  # seconds of fuzzing at most; the case count usually ends it first
 
 
 def run_fuzzer(*args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, str(FUZZER), *args], capture_output=True,
-                          text=True, timeout=timeout, stdin=subprocess.DEVNULL)
+    return subprocess.run([sys.executable, "-m", "tools.fuzz_late_defaults", *args],
+                          capture_output=True, text=True, timeout=timeout,
+                          stdin=subprocess.DEVNULL, cwd=REPO)
 
 
 def test_fuzz_fixed_seed() -> None:

@@ -6,11 +6,11 @@ patch series; these tests cover what only shows up between processes.
 
 from __future__ import annotations
 
-import os
 import subprocess
 from pathlib import Path
 
 from conftest import REPO
+from tools.common import scrubbed_env
 
 PYTHON = REPO / "python"
 MODULE = '''\
@@ -48,14 +48,9 @@ EXPECTED = [
 ]
 
 
-def clean_env() -> dict[str, str]:
-    # PYTHONDONTWRITEBYTECODE would stop the .pyc from being written.
-    return {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
-
-
 def run(python: Path | str, *args: str) -> list[str]:
     out = subprocess.run([str(python), *args], capture_output=True, text=True,
-                         check=True, env=clean_env(), stdin=subprocess.DEVNULL).stdout
+                         check=True, env=scrubbed_env(), stdin=subprocess.DEVNULL).stdout
     return out.splitlines()
 
 

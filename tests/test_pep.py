@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import os
 import subprocess
 
 from conftest import REPO
+from tools.common import scrubbed_env
 
 PYTHON = REPO / "python"
 PEP = REPO / "PEP" / "pep-0671.rst"
@@ -16,9 +16,8 @@ def test_pep_examples_run_as_shown() -> None:
             "r = doctest.testfile(sys.argv[1], module_relative=False, "
             "optionflags=doctest.ELLIPSIS); "
             "print(r.attempted, r.failed)")
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
     result = subprocess.run([str(PYTHON), "-c", code, str(PEP)], capture_output=True,
-                            text=True, env=env, stdin=subprocess.DEVNULL)
+                            text=True, env=scrubbed_env(), stdin=subprocess.DEVNULL)
     assert result.returncode == 0, result.stderr
     attempted, failed = map(int, result.stdout.split()[-2:])
     assert failed == 0, result.stdout

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import os
 import subprocess
 from pathlib import Path
 
 from conftest import REPO
+from tools.common import scrubbed_env
 
 PYTHON = REPO / "python"
 BUILD = (REPO / "build" / "cpython").resolve()
@@ -24,8 +24,7 @@ def test_venv_of_the_patched_interpreter(tmp_path: Path) -> None:
     code = ("import os, sys; print(sys.version_info[:3]); print(sys.prefix != sys.base_prefix);"
             "print(os.path.realpath(sys._base_executable)); print(os.path.realpath(sys.executable))")
     out = subprocess.run([str(venv / "bin" / "python"), "-c", code], capture_output=True,
-                         text=True, check=True, env={k: v for k, v in os.environ.items()
-                                                     if not k.startswith("PYTHON")}).stdout
+                         text=True, check=True, env=scrubbed_env()).stdout
     version, in_venv, base, real = out.splitlines()
     assert version == "(3, 13, 5)"
     assert in_venv == "True"

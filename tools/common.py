@@ -1,12 +1,28 @@
-"""Shared helpers for the pep671 tools (stdlib only, Python 3.11+)."""
+"""What the pep671 tools share (stdlib only, Python 3.11+).
+
+- the upstream pin and the repository's paths;
+- progress and errors: say() (a `==> ` line on stderr), die(), ToolError;
+- running commands: run() (output shown or captured; dies on failure) and
+  run_logged() (output kept in a log file, optionally streamed too);
+- scrubbed_env(): the environment CPython's test suite and our interpreter
+  runs get, without any PYTHON* variable (the Makefile goes through
+  tools.scrubbed, which uses it);
+- ensure_venv(): a venv made by a given interpreter, with pinned requirements
+  installed, remade or updated only when it no longer fits;
+- sha256_file(), cache_dir().
+
+Fetching, verifying, unpacking and patching a pinned sdist is in tools.sdist.
+"""
 
 from __future__ import annotations
 
 import hashlib
 import os
 import shlex
+import shutil
 import subprocess
 import sys
+import threading
 from pathlib import Path
 from typing import Mapping, NoReturn, Sequence
 
@@ -22,6 +38,12 @@ DEBIAN_SUITE = "trixie"
 DEBIAN_ORIG_NAME = f"{DEBIAN_SOURCE_PACKAGE}_{CPYTHON_VERSION}.orig.tar.xz"
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
+BUILD = REPO_ROOT / "build"
+PIP_QUIET = ["-q", "--disable-pip-version-check"]
+
+
+class ToolError(Exception):
+    """A step failed; the message says what happened and what to do."""
 
 
 def cache_dir() -> Path:
@@ -48,6 +70,27 @@ def die(msg: str, code: int = 1) -> NoReturn:
     raise SystemExit(code)
 
 
+def rel(path: Path) -> str:
+    """path relative to the current directory when it is below it, for messages."""
+    try:
+        return os.path.relpath(path) if Path(path).resolve().is_relative_to(Path.cwd()) \
+            else str(path)
+    except ValueError:
+        return str(path)
+
+
+def scrubbed_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
+    """This process's environment without any PYTHON* variable, plus `extra`.
+
+    CPython's own tests and our interpreter runs get this: PYTHONDONTWRITEBYTECODE
+    would stop .pyc files from being written, PYTHONUNBUFFERED and
+    PYTHONDONTWRITEBYTECODE break test_cmd_line and test_compileall, and any other
+    PYTHON* variable changes what an interpreter under test does."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
+    env.update(extra or {})
+    return env
+
+
 def run(
     cmd: Sequence[str | os.PathLike[str]],
     *,
@@ -57,6 +100,7 @@ def run(
     capture: bool = False,
     stdin_text: str | None = None,
 ) -> subprocess.CompletedProcess[str]:
+    """Run cmd (output shown, or captured); with check, a failure ends the program."""
     args = [str(c) for c in cmd]
     proc = subprocess.run(
         args,
@@ -75,3 +119,135 @@ def run(
         die(f"command failed (exit {proc.returncode}): {shlex.join(args)}"
             f"{' in ' + str(cwd) if cwd else ''}{detail}")
     return proc
+
+
+TIMED_OUT = 124  # run_logged's status for a command it stopped at its timeout
+
+
+def run_logged(cmd: Sequence[str | os.PathLike[str]], log: Path, *,
+               env: Mapping[str, str] | None = None, cwd: Path | None = None,
+               echo: bool = False, append: bool = False,
+               timeout: float | None = None) -> int:
+    """Run cmd with stdout and stderr going to log, after a `$ cmd` line.
+
+    echo also streams the output to stdout as it comes. append adds to the log
+    instead of replacing it. After `timeout` seconds the command is killed, the
+    log says so, and the status is TIMED_OUT. Returns the exit status."""
+    args = [str(c) for c in cmd]
+    log.parent.mkdir(parents=True, exist_ok=True)
+    with open(log, "a" if append else "w", encoding="utf-8", errors="replace") as fh:
+        fh.write(f"$ {shlex.join(args)}\n")
+        fh.flush()
+        proc = subprocess.Popen(args, cwd=cwd, env=dict(env) if env is not None else None,
+                                text=True, errors="replace", stdin=subprocess.DEVNULL,
+                                stdout=subprocess.PIPE if echo else fh,
+                                stderr=subprocess.STDOUT)
+        timed_out = threading.Event()
+
+        def stop() -> None:
+            timed_out.set()
+            proc.kill()
+
+        timer = threading.Timer(timeout, stop) if timeout is not None else None
+        if timer is not None:
+            timer.start()
+        try:
+            if echo:
+                assert proc.stdout is not None
+                for line in proc.stdout:
+                    fh.write(line)
+                    sys.stdout.write(line)
+                    sys.stdout.flush()
+            rc = proc.wait()
+        finally:
+            if timer is not None:
+                timer.cancel()
+        if timed_out.is_set():
+            fh.write(f"TIMEOUT after {timeout}s\n")
+            return TIMED_OUT
+    return rc
+
+
+def tail(path: Path, n: int = 12) -> str:
+    """The last n lines of a log file ('' if it cannot be read)."""
+    try:
+        return "\n".join(path.read_text(errors="replace").splitlines()[-n:])
+    except OSError:
+        return ""
+
+
+def built_python(python: Path) -> Path:
+    """python as an absolute path (Path("./python") would be looked up on PATH); ends the
+    program when it does not exist yet."""
+    python = python.absolute()
+    if not python.exists():
+        die(f"{python} does not exist (run `make`)")
+    return python
+
+
+def base_executable(python: Path) -> Path:
+    """The interpreter binary behind python (./python is a shell wrapper, a venv's
+    python a link): what `-m venv` records as the venv's home."""
+    try:
+        proc = subprocess.run([str(python), "-c", "import sys; print(sys._base_executable)"],
+                              capture_output=True, text=True, env=scrubbed_env(),
+                              stdin=subprocess.DEVNULL)
+    except OSError as exc:
+        raise ToolError(f"{python} does not run (run `make`): {exc}") from None
+    if proc.returncode != 0 or not proc.stdout.strip():
+        raise ToolError(f"{python} does not run (run `make`):\n{proc.stderr}")
+    return Path(proc.stdout.strip())
+
+
+def ensure_venv(python: Path, venv: Path, requirements: Sequence[Path | str], *,
+                hash_also: Sequence[Path] = (), log: Path | None = None,
+                pip_cwd: Path | None = None) -> Path:
+    """The python of a venv made by `python -m venv`, with `requirements` installed.
+
+    requirements: requirements files (installed with -r) and requirement
+    specifiers such as "name==1.0". The venv is remade when it is missing, does
+    not run, or belongs to another interpreter; the requirements are installed
+    again when they (or the files in hash_also, e.g. a constraints file they
+    name) changed since the last install. pip's output goes to log (else to the
+    terminal). Raises ToolError, with what to do, when a step fails."""
+    home = base_executable(python).parent
+    vpy = venv / "bin" / "python"
+    cfg = venv / "pyvenv.cfg"
+    usable = vpy.exists() and cfg.is_file() and f"home = {home}" in cfg.read_text() and \
+        subprocess.run([str(vpy), "-c", "pass"], capture_output=True,
+                       env=scrubbed_env()).returncode == 0
+    if not usable:
+        if venv.exists():
+            shutil.rmtree(venv)
+        say(f"creating {rel(venv)} with {rel(python)} -m venv")
+        _venv_step([str(python), "-m", "venv", str(venv)], log, None,
+                   f"{python} -m venv {venv} failed")
+    digest = hashlib.sha256()
+    args: list[str] = []
+    for req in requirements:
+        if isinstance(req, Path):
+            digest.update(req.read_bytes())
+            args += ["-r", str(req)]
+        else:
+            digest.update(req.encode())
+            args.append(req)
+        digest.update(b"\0")
+    for extra in hash_also:
+        digest.update(extra.read_bytes() if extra.exists() else b"<missing>")
+    stamp = venv / ".requirements-sha256"
+    if not stamp.is_file() or stamp.read_text().strip() != digest.hexdigest():
+        names = ", ".join(rel(r) if isinstance(r, Path) else r for r in requirements)
+        say(f"installing {names} into {rel(venv)}")
+        _venv_step([str(vpy), "-m", "pip", "install", *PIP_QUIET, *args], log, pip_cwd,
+                   f"pip could not install {names} into {venv} (it needs PyPI)")
+        stamp.write_text(digest.hexdigest() + "\n")
+    return vpy
+
+
+def _venv_step(cmd: list[str], log: Path | None, cwd: Path | None, what: str) -> None:
+    if log is not None:
+        if run_logged(cmd, log, env=scrubbed_env(), cwd=cwd, append=True):
+            raise ToolError(f"{what}; the end of {log}:\n{tail(log)}")
+    elif subprocess.run(cmd, env=scrubbed_env(), cwd=cwd,
+                        stdin=subprocess.DEVNULL).returncode != 0:
+        raise ToolError(f"{what} (output above)")

@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """Run CPython's regression suite on the patched interpreter in parity mode.
 
 1. Run `PYTHON -m test -j<jobs> --timeout <timeout> [TESTS...]` once.
@@ -21,6 +20,13 @@
 4. Exit 1 only for files that failed twice on PYTHON and pass on the
    baseline; failures shared with the baseline are printed, not counted.
    Exit 1 also when regrtest did not finish (no result line) or ran no tests.
+
+The verdicts come from regrtest's closing summary, not from its --junit-xml
+file: in 3.13 that file holds one <testsuite> per test file that ran to the
+end, without the file's name, and nothing for a file that crashed, timed out,
+failed to import or leaked references (nor the "env changed" list), which are
+exactly the verdicts this driver needs (Lib/test/libregrtest/single.py adds a
+suite only after unittest ran; results.py writes only those).
 """
 
 from __future__ import annotations
@@ -30,7 +36,6 @@ import hashlib
 import json
 import os
 import re
-import shlex
 import signal
 import socket
 import subprocess
@@ -38,33 +43,16 @@ import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import REPO_ROOT, TARBALL_SHA256, cache_dir, die, say  # noqa: E402
+from tools.common import (REPO_ROOT, TARBALL_SHA256, built_python, cache_dir, die, run_logged,
+                          say, scrubbed_env)
 
 HEADER = re.compile(r"^(\d+) (test|tests|re-run test|re-run tests) (.+):$")
 
 
-def suite_env() -> dict[str, str]:
-    return {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
-
-
-def run_logged(cmd: list[str], log: Path, echo: bool) -> tuple[int, str]:
-    log.parent.mkdir(parents=True, exist_ok=True)
-    chunks: list[str] = []
-    with open(log, "w") as f:
-        f.write(f"$ {shlex.join(cmd)}\n")
-        proc = subprocess.Popen(cmd, env=suite_env(), text=True, errors="replace",
-                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                stdin=subprocess.DEVNULL)
-        assert proc.stdout is not None
-        for line in proc.stdout:
-            chunks.append(line)
-            f.write(line)
-            if echo:
-                sys.stdout.write(line)
-                sys.stdout.flush()
-        rc = proc.wait()
-    return rc, "".join(chunks)
+def run_suite(cmd: list[str], log: Path, echo: bool) -> tuple[int, str]:
+    """Run regrtest in the scrubbed environment; its exit status and output."""
+    rc = run_logged(cmd, log, env=scrubbed_env(), echo=echo)
+    return rc, log.read_text(errors="replace")
 
 
 def parse_summary(output: str) -> dict[str, list[str]] | None:
@@ -107,14 +95,14 @@ def test_exists(python: Path, name: str) -> bool:
     return (libtest / f"{rel}.py").is_file() or (libtest / rel).is_dir()
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
     # A background job of a non-interactive shell starts with SIGINT ignored,
     # and an ignored signal stays ignored across exec: the tests that
     # interrupt themselves (test_asyncio.test_runners, ...) would then hang.
     # With a handler installed here, the children start with SIG_DFL.
     if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
         signal.signal(signal.SIGINT, signal.default_int_handler)
-    ap = argparse.ArgumentParser(description=__doc__,
+    ap = argparse.ArgumentParser(prog="python3 -m tools.regrtest_parity", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--python", type=Path, default=REPO_ROOT / "python")
     ap.add_argument("--baseline-python", type=Path,
@@ -127,17 +115,15 @@ def main() -> int:
     ap.add_argument("--configure-flags", default="", help="part of the baseline cache key")
     ap.add_argument("--no-cache", action="store_true", help="ignore cached baseline verdicts")
     ap.add_argument("--logdir", type=Path, default=REPO_ROOT / "build" / "logs")
-    args = ap.parse_args()
+    args = ap.parse_args(argv)
 
-    python = args.python.absolute()
-    if not python.exists():
-        die(f"{python} does not exist (run `make`)")
+    python = built_python(args.python)
     tests = args.tests.split()
     base = [str(python), "-m", "test", "--timeout", str(args.timeout)]
     t0 = time.monotonic()
     say(f"regrtest on {os.path.relpath(python)}: {'full suite' if not tests else ' '.join(tests)}"
         f" (-j{args.jobs}, --timeout {args.timeout}; log: {os.path.relpath(args.logdir / 'regrtest.log')})")
-    rc, out = run_logged([*base, f"-j{args.jobs}", *tests], args.logdir / "regrtest.log", echo=True)
+    rc, out = run_suite([*base, f"-j{args.jobs}", *tests], args.logdir / "regrtest.log", echo=True)
     summary = parse_summary(out)
     if summary is None:
         die(f"regrtest did not finish (exit {rc}, no result line); see {args.logdir / 'regrtest.log'}")
@@ -151,7 +137,7 @@ def main() -> int:
     twice: list[str] = []
     for name in failed:
         say(f"rerunning {name} on {os.path.relpath(python)}")
-        rrc, _ = run_logged([*base, "-j1", "-W", name], args.logdir / f"regrtest-rerun-{name}.log",
+        rrc, _ = run_suite([*base, "-j1", "-W", name], args.logdir / f"regrtest-rerun-{name}.log",
                             echo=False)
         (twice if rrc != 0 else flaky).append(name)
         say(f"  {name}: {'failed again' if rrc != 0 else 'passed (flaky)'}")
@@ -181,7 +167,7 @@ def main() -> int:
             say(f"baseline: {name} does not exist there (a test we add); counts as passing")
             continue
         say(f"running {name} on the baseline")
-        brc, _ = run_logged([str(baseline), "-m", "test", "--timeout", str(args.timeout),
+        brc, _ = run_suite([str(baseline), "-m", "test", "--timeout", str(args.timeout),
                              "-j1", "-W", name], args.logdir / f"regrtest-baseline-{name}.log",
                             echo=False)
         verdicts[name] = "pass" if brc == 0 else "fail"

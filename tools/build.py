@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """Configure, regenerate and build a CPython tree in place.
 
 Steps (each announced with a line starting with ==>; output goes to
@@ -26,8 +25,7 @@ import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import REPO_ROOT, die, say  # noqa: E402
+from tools.common import REPO_ROOT, die, run_logged, say, tail
 
 REGEN_TARGETS = ["regen-token", "regen-pegen", "regen-ast", "regen-cases",
                  "regen-keyword", "regen-sre", "regen-typeslots", "regen-global-objects"]
@@ -44,30 +42,15 @@ class Builder:
         log = self.logdir / f"{self.name}-{slug}.log"
         say(f"[{self.name}] {label} (log: {os.path.relpath(log)})")
         t0 = time.monotonic()
-        with open(log, "w") as f:
-            f.write(f"$ {shlex.join(cmd)}\n")
-            f.flush()
-            if self.verbose:
-                proc = subprocess.Popen(cmd, cwd=self.tree, env=self.env, text=True,
-                                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                        stdin=subprocess.DEVNULL)
-                assert proc.stdout is not None
-                for line in proc.stdout:
-                    sys.stdout.write(line)
-                    f.write(line)
-                rc = proc.wait()
-            else:
-                rc = subprocess.run(cmd, cwd=self.tree, env=self.env, stdout=f,
-                                    stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL).returncode
+        rc = run_logged(cmd, log, env=self.env, cwd=self.tree, echo=self.verbose)
         if rc != 0:
-            tail = log.read_text(errors="replace").splitlines()[-80:]
-            print("\n".join(tail), file=sys.stderr)
+            print(tail(log, 80), file=sys.stderr)
             die(f"[{self.name}] {label} failed (exit {rc}); full log: {log}")
         say(f"[{self.name}] {label}: done in {time.monotonic() - t0:.0f}s")
 
 
-def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__,
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python3 -m tools.build", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--tree", type=Path, default=REPO_ROOT / "build" / "cpython")
     ap.add_argument("--name", default="cpython", help="label for progress lines and logs")
@@ -77,7 +60,7 @@ def main() -> int:
     ap.add_argument("--link", type=Path, help="wrapper script to write that runs <tree>/python")
     ap.add_argument("--logdir", type=Path, default=REPO_ROOT / "build" / "logs")
     ap.add_argument("-v", "--verbose", action="store_true", help="stream build output")
-    args = ap.parse_args()
+    args = ap.parse_args(argv)
 
     tree: Path = args.tree.absolute()
     if not (tree / "configure").is_file():
@@ -120,7 +103,7 @@ def main() -> int:
         target = os.path.relpath(python, link.parent)
         script = (
             "#!/bin/sh\n"
-            f"# written by tools/build: runs the interpreter built in {os.path.dirname(target)}\n"
+            f"# written by tools.build: runs the interpreter built in {os.path.dirname(target)}\n"
             'here=$(cd "$(dirname "$0")" && pwd -P)\n'
             f'exec "$here/{target}" "$@"\n'
         )

@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """Find, verify and cache the pinned upstream CPython tarball.
 
 Sources, tried in order; every candidate is checked against the pinned
@@ -27,12 +26,9 @@ import tempfile
 import urllib.request
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import (  # noqa: E402
-    DEBIAN_ORIG_NAME, DEBIAN_SOURCE_PACKAGE, DEBIAN_SOURCE_VERSION, DEBIAN_SUITE,
-    PYTHON_ORG_URL, TARBALL_NAME, TARBALL_SHA256, cache_dir, die, run, say,
-    sha256_file,
-)
+from tools.common import (DEBIAN_ORIG_NAME, DEBIAN_SOURCE_PACKAGE, DEBIAN_SOURCE_VERSION,
+                          DEBIAN_SUITE, PYTHON_ORG_URL, TARBALL_NAME, TARBALL_SHA256, cache_dir,
+                          die, run, say, sha256_file)
 
 KEYRING = "/usr/share/keyrings/debian-archive-keyring.gpg"
 
@@ -129,8 +125,8 @@ def from_debian(aptdir: Path, workdir: Path) -> Path | None:
     return orig
 
 
-def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__,
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python3 -m tools.fetch_cpython", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", type=Path, required=True,
                     help="where to put the verified tarball (e.g. build/Python-3.13.5.tar.xz)")
@@ -144,7 +140,7 @@ def main() -> int:
                     help="network timeout for python.org, seconds (default: %(default)s)")
     ap.add_argument("--no-network", action="store_true",
                     help="only use $CPYTHON_TARBALL or the cache")
-    args = ap.parse_args()
+    args = ap.parse_args(argv)
     out: Path = args.out
 
     # Fast path: --out is already the verified pin.

@@ -1,9 +1,8 @@
-#!/usr/bin/env python3
 """Check (or, as root, install) the Debian packages needed to build CPython.
 
-  tools/deps check     one clear message naming the missing packages; exit 1
-  tools/deps install   apt-get update && apt-get install -y the missing ones (root)
-  tools/deps list      print the package list
+  python3 -m tools.deps check     one clear message naming the missing packages; exit 1
+  python3 -m tools.deps install   apt-get update && apt-get install -y the missing ones (root)
+  python3 -m tools.deps list      print the package list
 """
 
 from __future__ import annotations
@@ -13,10 +12,8 @@ import os
 import shutil
 import subprocess
 import sys
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import die, run, say  # noqa: E402
+from tools.common import die, run, say
 
 PACKAGES = [
     "build-essential", "pkg-config", "git", "xz-utils", "ca-certificates",
@@ -36,11 +33,11 @@ def missing() -> list[str]:
     return [p for p in PACKAGES if p not in installed]
 
 
-def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__,
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python3 -m tools.deps", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("action", choices=["check", "install", "list"])
-    args = ap.parse_args()
+    args = ap.parse_args(argv)
     if args.action == "list":
         print(" ".join(PACKAGES))
         return 0

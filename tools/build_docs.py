@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """Build the PEP and the CPython documentation of the patched tree with Sphinx.
 
 Commands:
@@ -19,52 +18,30 @@ running this program; the venv is reused while the requirements are unchanged.
 from __future__ import annotations
 
 import argparse
-import hashlib
 import os
 import re
 import shutil
-import subprocess
 import sys
 import tarfile
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent
+from tools.common import REPO_ROOT as REPO
+from tools.common import ToolError, die, ensure_venv, run, run_logged, say
+
 SPHINX_LINT = "sphinx-lint==1.0.2"
 
 
-def say(message: str) -> None:
-    print(f"==> {message}", flush=True)
-
-
-def run(args: list[str], **kwargs: object) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(args, text=True, **kwargs)  # type: ignore[call-overload]
-
-
-def ensure_venv(venv: Path, tree: Path) -> Path:
-    """Return the venv's python, (re)installing the requirements when needed."""
+def docs_venv(venv: Path, tree: Path) -> Path:
+    """The docs venv's python: Sphinx from the tree's Doc/requirements.txt, and sphinx-lint."""
     requirements = tree / "Doc" / "requirements.txt"
-    constraints = tree / "Doc" / "constraints.txt"
     if not requirements.exists():
-        sys.exit(f"error: {requirements} is missing; run `make` first to create the tree")
-    digest = hashlib.sha256(requirements.read_bytes()
-                            + (constraints.read_bytes() if constraints.exists() else b"")
-                            + SPHINX_LINT.encode()).hexdigest()
-    stamp = venv / ".requirements-sha256"
-    python = venv / "bin" / "python"
-    if python.exists() and stamp.exists() and stamp.read_text().strip() == digest:
-        return python
-    say(f"docs venv: installing Sphinx from {requirements.relative_to(REPO)} into "
-        f"{venv.relative_to(REPO)}")
-    if venv.exists():
-        shutil.rmtree(venv)
-    if run([sys.executable, "-m", "venv", str(venv)]).returncode != 0:
-        sys.exit("error: could not create the docs venv")
-    result = run([str(python), "-m", "pip", "install", "-q", "--disable-pip-version-check",
-                  "-r", str(requirements), SPHINX_LINT], cwd=requirements.parent)
-    if result.returncode != 0:
-        sys.exit("error: pip could not install the documentation requirements (above)")
-    stamp.write_text(digest + "\n")
-    return python
+        die(f"{requirements} is missing; run `make` first to create the tree")
+    try:
+        return ensure_venv(Path(sys.executable), venv, [requirements, SPHINX_LINT],
+                           hash_also=[tree / "Doc" / "constraints.txt"],
+                           pip_cwd=requirements.parent)
+    except ToolError as exc:
+        die(str(exc))
 
 
 def build_pep(python: Path, out: Path | None) -> int:
@@ -73,7 +50,7 @@ def build_pep(python: Path, out: Path | None) -> int:
     say(f"PEP: sphinx-build -b {builder} -W PEP/ {target.relative_to(REPO)}")
     result = run([str(python), "-m", "sphinx", "-b", builder, "-W", "--keep-going", "-q",
                   "-d", str(REPO / "build" / "docs" / "pep-doctrees"),
-                  str(REPO / "PEP"), str(target)])
+                  str(REPO / "PEP"), str(target)], check=False)
     if result.returncode == 0 and out is not None:
         say(f"PEP: {out.relative_to(REPO)}/pep-0671.html")
     return result.returncode
@@ -81,7 +58,7 @@ def build_pep(python: Path, out: Path | None) -> int:
 
 def changed_rst_files(tree: Path) -> list[Path]:
     out = run(["git", "-C", str(tree), "diff", "--name-only", "--diff-filter=AM",
-               "upstream", "HEAD", "--", "*.rst"], capture_output=True, check=True).stdout
+               "upstream", "HEAD", "--", "*.rst"], capture=True).stdout
     return [tree / name for name in out.split()]
 
 
@@ -89,7 +66,7 @@ def lint(python: Path, tree: Path) -> int:
     files = changed_rst_files(tree) + [REPO / "PEP" / "pep-0671.rst"]
     say(f"sphinx-lint on {len(files)} changed .rst file(s)")
     result = run([str(python), "-m", "sphinxlint", "--enable=default-role",
-                  *map(str, files)])
+                  *map(str, files)], check=False)
     return result.returncode
 
 
@@ -99,10 +76,9 @@ WARNING = re.compile(r"^(?P<path>[^:\s]+\.rst)(?::\d+)?: (?P<kind>WARNING|ERROR)
 def sphinx_warnings(python: Path, doc: Path, out: Path, log: Path) -> set[str]:
     """Build the docs in doc/ into out/; return its warnings without line numbers."""
     say(f"sphinx-build -b html {doc} -> {out.relative_to(REPO)} (log: {log.relative_to(REPO)})")
-    with log.open("w") as stream:
-        result = run([str(python), "-m", "sphinx", "-b", "html", "-j", str(os.cpu_count() or 2),
-                      "-q", "--keep-going", "-d", str(out.parent / (out.name + "-doctrees")),
-                      str(doc), str(out)], stdout=stream, stderr=subprocess.STDOUT)
+    returncode = run_logged([str(python), "-m", "sphinx", "-b", "html", "-j",
+                             str(os.cpu_count() or 2), "-q", "--keep-going", "-d",
+                             str(out.parent / (out.name + "-doctrees")), str(doc), str(out)], log)
     warnings = set()
     for line in log.read_text().splitlines():
         match = WARNING.match(line)
@@ -110,8 +86,8 @@ def sphinx_warnings(python: Path, doc: Path, out: Path, log: Path) -> set[str]:
             path = match["path"]
             path = path[path.find("/Doc/") + 5:] if "/Doc/" in path else path
             warnings.add(f"{path}: {match['kind']}: {match['text']}")
-    if result.returncode != 0 and not warnings:
-        sys.exit(f"error: the documentation build failed; see {log}")
+    if returncode != 0 and not warnings:
+        die(f"the documentation build failed; see {log}")
     return warnings
 
 
@@ -152,8 +128,9 @@ def build_cpython(python: Path, tree: Path, tarball: Path, out: Path) -> int:
     return 1 if new else 0
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python3 -m tools.build_docs",
+                                     description=__doc__.split("\n\n")[0],
                                      epilog=__doc__.split("\n\n", 1)[1],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("command", choices=("pep", "cpython", "check"))
@@ -163,8 +140,8 @@ def main() -> int:
                         help="the verified upstream tarball (for the pristine docs)")
     parser.add_argument("--venv", type=Path, default=REPO / "build" / "docs-venv",
                         help="where to install Sphinx (default: build/docs-venv)")
-    args = parser.parse_args()
-    python = ensure_venv(args.venv.resolve(), args.tree.resolve())
+    args = parser.parse_args(argv)
+    python = docs_venv(args.venv.resolve(), args.tree.resolve())
     docs = REPO / "build" / "docs"
     if args.command == "pep":
         return build_pep(python, docs / "pep")

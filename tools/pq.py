@@ -1,9 +1,8 @@
-#!/usr/bin/env python3
 """Patch queue: the fork is a `git format-patch` series in patches/.
 
 build/cpython is a git repository whose first commit is the pristine
 upstream tree (tagged `upstream`); the series is applied on top with
-`git am`. Edit and commit there, then `tools/pq export`.
+`git am`. Edit and commit there, then `python3 -m tools.pq export`.
 
 Commands:
   prepare  make sure the tree reflects patches/ (rebuild it from the
@@ -31,11 +30,8 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import (  # noqa: E402
-    REPO_ROOT, TARBALL_NAME, TARBALL_SHA256, TARBALL_TOPDIR, die, run, say,
-    sha256_file,
-)
+from tools.common import (REPO_ROOT, TARBALL_NAME, TARBALL_SHA256, TARBALL_TOPDIR, die, run, say,
+                          sha256_file)
 
 SNAPSHOT = "pep671-synced"          # under .git: patches/ as last applied/exported
 UPSTREAM_DATE = "2025-06-11T12:00:00+00:00"   # release date of 3.13.5
@@ -81,7 +77,7 @@ def is_generated(path: str) -> bool:
 # Ignore rules for the build products of an in-tree build (kept in
 # .git/info/exclude, so they are not part of any commit or patch).
 EXCLUDE = """\
-# written by tools/pq: products of an in-tree CPython build
+# written by tools.pq: products of an in-tree CPython build
 *.o
 *.a
 *.so
@@ -279,7 +275,7 @@ class Status:
 
 def require_tree(tree: Path) -> None:
     if not (tree / ".git").is_dir():
-        die(f"{tree} is not a patch-queue tree (run `make` or `tools/pq apply`)")
+        die(f"{tree} is not a patch-queue tree (run `make` or `python3 -m tools.pq apply`)")
 
 
 def uncommitted(tree: Path) -> list[str]:
@@ -319,11 +315,11 @@ def cmd_status(args: argparse.Namespace) -> int:
         print(f"no tree at {tree} (run `make`); nothing to lose")
         return 0
     if st.uncommitted:
-        print(f"{tree} has uncommitted changes (commit them, then `tools/pq export`):")
+        print(f"{tree} has uncommitted changes (commit them, then `python3 -m tools.pq export`):")
         for line in st.uncommitted:
             print(f"  {line}")
     if st.unexported:
-        print(f"{tree} has commits not exported to {patches} (run `tools/pq export`):")
+        print(f"{tree} has commits not exported to {patches} (run `python3 -m tools.pq export`):")
         for line in st.detail:
             print(f"  {line}")
     if st.dirty:
@@ -331,7 +327,7 @@ def cmd_status(args: argparse.Namespace) -> int:
     n = len(read_series(patches))
     if st.behind:
         print(f"clean, but {patches} changed since {tree} was made: "
-              "`make` (or `tools/pq apply`) will rebuild the tree")
+              "`make` (or `python3 -m tools.pq apply`) will rebuild the tree")
     else:
         print(f"clean: {tree} matches {patches} ({n} patch{'es' if n != 1 else ''})")
     return 0
@@ -342,9 +338,8 @@ def cmd_status(args: argparse.Namespace) -> int:
 def ensure_tarball(tarball: Path) -> None:
     if tarball.is_file():
         return
-    fetch = Path(__file__).resolve().parent / "fetch_cpython"
-    run([sys.executable, str(fetch), "--out", str(tarball),
-         "--apt-dir", str(REPO_ROOT / "build" / "apt")])
+    run([sys.executable, "-m", "tools.fetch_cpython", "--out", str(tarball),
+         "--apt-dir", str(REPO_ROOT / "build" / "apt")], cwd=REPO_ROOT)
 
 
 def build_tree(tarball: Path, sha256: str, topdir: str, tree: Path, patches: Path) -> None:
@@ -403,8 +398,8 @@ def refuse_if_dirty(tree: Path, patches: Path, force: bool, why: str) -> None:
         lines = [f"  {line}" for line in st.uncommitted] + [f"  {d}" for d in st.detail]
         die(f"{why}, but {tree} has work that is not in {patches}/:\n"
             + "\n".join(lines) +
-            f"\nrefusing to rebuild it. Commit and `tools/pq export` it (then commit patches/),"
-            f" or discard it with `tools/pq apply --force`.")
+            "\nrefusing to rebuild it. Commit and `python3 -m tools.pq export` it (then commit"
+            " patches/), or discard it with `python3 -m tools.pq apply --force`.")
 
 
 def cmd_prepare(args: argparse.Namespace) -> int:
@@ -438,8 +433,8 @@ def cmd_apply(args: argparse.Namespace) -> int:
     return 0
 
 
-def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__,
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python3 -m tools.pq", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--tree", type=Path, default=REPO_ROOT / "build" / "cpython",
@@ -463,7 +458,7 @@ def main() -> int:
                    help="write upstream..HEAD of the tree to patches/")
     sub.add_parser("status", parents=[common],
                    help="exit 1 if the tree has work that is not in patches/")
-    args = ap.parse_args()
+    args = ap.parse_args(argv)
     args.tree = args.tree.absolute()
     args.patches = args.patches.absolute()
     return {"apply": cmd_apply, "prepare": cmd_prepare, "export": cmd_export,

@@ -1,9 +1,8 @@
-#!/usr/bin/env python3
 """Differential fuzzer for PEP 671 late-bound parameter defaults.
 
-Run it with the PATCHED interpreter:
+Run it from the repository root with the PATCHED interpreter:
 
-    ./python tools/fuzz_late_defaults --seed 1 --cases 2000 --seconds 60
+    ./python -m tools.fuzz_late_defaults --seed 1 --cases 2000 --seconds 60
 
 Each case generates a random signature (positional-only, ordinary and
 keyword-only parameters, optionally *args and **kwargs; every parameter has
@@ -449,8 +448,9 @@ def report(seed: int, case: int, late_src: str, sent_src: str, mm: Mismatch) -> 
     sys.stdout.flush()
 
 
-def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__,
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m tools.fuzz_late_defaults",
+                                 description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     ap.add_argument("--cases", type=int, default=1000,
@@ -462,7 +462,7 @@ def main() -> int:
     ap.add_argument("--keep-going", action="store_true", help="do not stop at the first mismatch")
     ap.add_argument("--progress", type=float, default=5.0,
                     help="seconds between progress lines (default 5, 0: none)")
-    args = ap.parse_args()
+    args = ap.parse_args(argv)
 
     try:
         compile(LATE_PROBE, "<probe>", "exec")

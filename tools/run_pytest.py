@@ -1,0 +1,42 @@
+"""Run tests/ with pytest from a venv made by the patched interpreter.
+
+The venv (build/venv) is made with `./python -m venv`; the pinned
+requirements (tests/requirements.txt) are installed only when that file
+changed since the last install (or the venv was remade). Then
+`build/venv/bin/python -m pytest tests/ ...` runs in the environment without
+PYTHON* variables; extra arguments are passed to pytest.
+"""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+from pathlib import Path
+
+from tools.common import (REPO_ROOT, ToolError, built_python, die, ensure_venv, rel, say,
+                          scrubbed_env)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python3 -m tools.run_pytest", description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--python", type=Path, default=REPO_ROOT / "python")
+    ap.add_argument("--venv", type=Path, default=REPO_ROOT / "build" / "venv")
+    ap.add_argument("--requirements", type=Path,
+                    default=REPO_ROOT / "tests" / "requirements.txt")
+    ap.add_argument("pytest_args", nargs="*", help="arguments for pytest")
+    args = ap.parse_args(argv)
+
+    try:
+        vpy = ensure_venv(built_python(args.python), args.venv.absolute(), [args.requirements.absolute()])
+    except ToolError as exc:
+        die(str(exc))
+    pytest_args = args.pytest_args or [str(REPO_ROOT / "tests"), "-v"]
+    say(f"pytest ({rel(vpy)} -m pytest {' '.join(pytest_args)})")
+    return subprocess.run([str(vpy), "-m", "pytest", *pytest_args], cwd=REPO_ROOT,
+                          env=scrubbed_env()).returncode
+
+
+if __name__ == "__main__":
+    sys.exit(main())
