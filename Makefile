@@ -22,7 +22,8 @@ BUILD_TREE      := $(TOOL).build --jobs $(JOBS) $(if $(V),--verbose,)
 SCRUBBED        := $(TOOL).scrubbed
 NEED_BASELINE   := test -x build/baseline/python || $(MAKE) baseline CONFIGURE_FLAGS="$(CONFIGURE_FLAGS)"
 PYTEST          := $(TOOL).run_pytest --python ./python
-BENCH           := $(PYTHON3) bench/run_bench --python ./python --baseline-python build/baseline/python
+BENCH           := $(PYTHON3) -m bench.run --python ./python --baseline-python build/baseline/python
+BENCH_PYTHON    := build/bench-venv/bin/python
 
 # $(call late_tests,PYTHON,REGRTEST OPTIONS,SCRUBBED OPTIONS)
 late_tests = $(SCRUBBED) $(3) -- $(1) -m test $(2) $(LATE_DEFAULT_TESTS)
@@ -40,7 +41,7 @@ endef
 .NOTPARALLEL:
 .PHONY: all build deps deps-check fetch tree baseline test regrtest pytest docs docs-check \
 	debug refleak asan freethreaded fuzz fuzz-grammar bench bench-quick bench-pyperformance \
-	demo status clean help
+	bench-report demo status clean help
 
 all: build ## fetch, patch, regenerate, configure, build -> ./python
 
@@ -102,7 +103,7 @@ fuzz-grammar: build ## grammar fuzzing, FUZZ_SECONDS per mode: => injected into 
 		build/venv/bin/python -m tools.fuzz_grammar $$mode --seed $(FUZZ_SEED) --cases 0 \
 			--seconds $(FUZZ_SECONDS) || status=1; done; exit $$status
 
-bench: build ## callgrind + pyperf micro pairs + pyperformance subset vs build/baseline -> build/bench/report.md
+bench: build ## callgrind + pyperf micro pairs + pyperformance subset vs build/baseline -> build/bench/
 	@$(NEED_BASELINE)
 	@$(BENCH)
 
@@ -113,6 +114,11 @@ bench-quick: build ## callgrind micro pairs + a short pyperf run (no pyperforman
 bench-pyperformance: build ## the whole pyperformance suite, patched vs baseline
 	@$(NEED_BASELINE)
 	@$(BENCH) --pyperformance all --no-callgrind --no-pyperf
+
+bench-report: ## render build/bench/report.md and report.png again from build/bench/results.json
+	@test -x $(BENCH_PYTHON) || { echo "error: $(BENCH_PYTHON) is missing: measure first" \
+		"(make bench-quick or make bench)" >&2; exit 1; }
+	@$(BENCH_PYTHON) -m bench.report
 
 docs: tree ## the PEP (build/docs/pep/) and the CPython docs (build/docs/html/), no new warnings
 	@$(TOOL).build_docs cpython

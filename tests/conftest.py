@@ -3,32 +3,16 @@
 from __future__ import annotations
 
 import hashlib
-import importlib.machinery
-import importlib.util
 import os
 import subprocess
 import sys
 import tarfile
-import types
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
 from tools.common import REPO_ROOT as REPO
-
-
-def load_script(name: str, path: Path) -> types.ModuleType:
-    """Import the Python script at path (no .py suffix needed) as module name, once."""
-    if name in sys.modules:
-        return sys.modules[name]
-    loader = importlib.machinery.SourceFileLoader(name, str(path))
-    spec = importlib.util.spec_from_loader(name, loader)
-    assert spec is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module  # dataclasses look their module up
-    loader.exec_module(module)
-    return module
 
 
 def tool(name: str, *args: str, env: dict[str, str] | None = None,

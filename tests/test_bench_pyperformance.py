@@ -1,4 +1,4 @@
-"""bench/run_bench: pyperformance benchmarks counted by callgrind.
+"""bench.timed: pyperformance benchmarks counted by callgrind.
 
 The 1% pyperformance target is judged on instructions per benchmark loop, because
 wall-clock time on a shared machine does not repeat to 1%.  This checks the method on
@@ -15,19 +15,20 @@ import shutil
 import sys
 from pathlib import Path
 
-from conftest import REPO, load_script
+from bench.model import State
+from bench.timed import run_pyperformance_callgrind
+from conftest import REPO
+from tools.common import ensure_venv
 
 
 def test_pyperformance_benchmark_counted_per_loop(tmp_path: Path) -> None:
     assert shutil.which("valgrind"), "valgrind is needed: apt-get install valgrind"
-    rb = load_script("run_bench", REPO / "bench" / "run_bench")
     exe = Path(sys._base_executable)  # the interpreter behind this test venv
-    interp = rb.Interp("patched", exe, exe, tmp_path / "pycache")
-    venv_py = rb.ensure_venv(interp, tmp_path / "venv", REPO / "bench" / "requirements.txt",
-                             tmp_path / "venv.log")
-    st = rb.State(tmp_path, tmp_path / "logs")
-    rb.run_pyperformance_callgrind(st, {"patched": venv_py, "baseline": venv_py}, 2,
-                                   names=("unpack_sequence",))
+    venv_py = ensure_venv(exe, tmp_path / "venv", [REPO / "bench" / "requirements.txt"],
+                          log=tmp_path / "venv.log")
+    st = State(tmp_path, tmp_path / "logs")
+    run_pyperformance_callgrind(st, {"patched": venv_py, "baseline": venv_py}, 2,
+                                names=("unpack_sequence",))
     part = st.parts["pyperformance (callgrind)"]
     assert part.status == "ok", part.why
     row = st.data["pyperformance_callgrind"]["rows"]["unpack_sequence"]

@@ -1,6 +1,6 @@
 """bench/: the microbenchmark harness runs every micro once and produces numbers.
 
-No valgrind, no pyperf: `bench/run_bench --smoke` runs each micro of both suites
+No valgrind, no pyperf: `python -m bench.run --smoke` runs each micro of both suites
 with a tiny loop count on the interpreter under test (sys.executable, the patched
 one under `make pytest`) and checks that the variants compute the expected values.
 """
@@ -17,9 +17,9 @@ BENCH = REPO / "bench"
 
 
 def test_run_bench_smoke() -> None:
-    proc = subprocess.run([sys.executable, str(BENCH / "run_bench"), "--smoke",
+    proc = subprocess.run([sys.executable, "-m", "bench.run", "--smoke",
                            "--python", sys.executable],
-                          capture_output=True, text=True, timeout=120)
+                          capture_output=True, text=True, timeout=120, cwd=REPO)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "late: 36/36 micros ran" in proc.stdout
     assert "parity: 20/20 micros ran" in proc.stdout

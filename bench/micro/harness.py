@@ -5,7 +5,7 @@
     python harness.py --suite late --list
 
 ``--bench`` prints one JSON object: suite, bench, loops, seconds (wall time of the
-timing loop), check_ok.  bench/run_bench runs it under callgrind twice, with
+timing loop), check_ok.  bench.run runs it under callgrind twice, with
 ``--loops N`` and ``--loops 0``, and subtracts: everything except the timing loop
 (startup, setup, the check) is identical in both runs.
 
@@ -34,8 +34,7 @@ import os
 import sys
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from suites import SUITES, Micro  # noqa: E402
+from suites import SUITES, Micro  # this script's directory is sys.path[0]
 
 USAGE = ("usage: harness.py --suite {late,parity}"
          " (--bench GROUP.ROLE | --callgrind-batch [--benches A,B] | --smoke | --list)"

@@ -9,17 +9,15 @@ benchmark named GROUP.ROLE, timed with the same loop code as harness.py.
 
 from __future__ import annotations
 
-import os
 import re
-import sys
 import time
 from typing import Any, List
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import pyperf  # noqa: E402
+import pyperf
 
-from harness import build, check, default_stdlib  # noqa: E402
-from suites import SUITES  # noqa: E402
+# this script's directory is sys.path[0]
+from harness import build, check, default_stdlib
+from suites import SUITES
 
 
 def add_cmdline_args(cmd: List[str], args: Any) -> None:

@@ -21,7 +21,7 @@ Two suites:
 
 The ``=>`` only ever appears inside string literals, so this module (and the
 harness importing it) is valid Python for the baseline interpreter and for the
-host python3 that runs ``bench/run_bench``.  Every micro has a ``check``
+host python3 that runs ``bench.run``.  Every micro has a ``check``
 expression evaluated once before timing; its value must equal ``expect``, so
 the variants of one shape provably compute the same thing.
 """
