@@ -210,6 +210,9 @@ def code_key(value: Any) -> Any:
         return tuple(code_key(v) for v in value)
     if isinstance(value, frozenset):
         return ("frozenset", tuple(sorted(repr(code_key(v)) for v in value)))
+    if type(value).__name__ == "LateDefaultType":
+        # Compared by identity: what marshal must keep is the text.
+        return ("LateDefaultType", value.text)
     return (type(value).__name__, value)
 
 

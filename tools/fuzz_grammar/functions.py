@@ -6,7 +6,6 @@ import ast
 import builtins
 import copy
 import inspect
-import types
 from typing import Any, Iterator
 
 from .cases import (LateDefault, Outcome, Target, compile_status, dump, first_difference,
@@ -235,7 +234,7 @@ def check_function(fn: Any, node: Target, future_ann: bool, out: Outcome) -> Non
     if all(w is None for w in want_kw.values()):
         if got_kw is not None:
             problem(shape, f"__kwdefaults_extra__ is {got_kw!r}, want None")
-    elif not isinstance(got_kw, types.MappingProxyType) or sorted(got_kw) != sorted(want_kw):
+    elif not isinstance(got_kw, dict) or sorted(got_kw) != sorted(want_kw):
         problem(shape, f"__kwdefaults_extra__ is {got_kw!r}, want keys {sorted(want_kw)}")
     else:
         for key, want in want_kw.items():
