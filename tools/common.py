@@ -7,8 +7,9 @@
 - scrubbed_env(): the environment CPython's test suite and our interpreter
   runs get, without any PYTHON* variable (the Makefile goes through
   tools.scrubbed, which uses it);
-- ensure_venv(): a venv made by a given interpreter, with pinned requirements
-  installed, remade or updated only when it no longer fits;
+- create_venv(): a venv made by a given interpreter, remade only when it no
+  longer fits; ensure_venv(): the same with pinned requirements installed,
+  updated only when they changed;
 - sha256_file(), cache_dir().
 
 Fetching, verifying, unpacking and patching a pinned sdist is in tools.sdist.
@@ -199,17 +200,9 @@ def base_executable(python: Path) -> Path:
     return Path(proc.stdout.strip())
 
 
-def ensure_venv(python: Path, venv: Path, requirements: Sequence[Path | str], *,
-                hash_also: Sequence[Path] = (), log: Path | None = None,
-                pip_cwd: Path | None = None) -> Path:
-    """The python of a venv made by `python -m venv`, with `requirements` installed.
-
-    requirements: requirements files (installed with -r) and requirement
-    specifiers such as "name==1.0". The venv is remade when it is missing, does
-    not run, or belongs to another interpreter; the requirements are installed
-    again when they (or the files in hash_also, e.g. a constraints file they
-    name) changed since the last install. pip's output goes to log (else to the
-    terminal). Raises ToolError, with what to do, when a step fails."""
+def create_venv(python: Path, venv: Path, *, log: Path | None = None) -> Path:
+    """The python of the venv `python -m venv` made at venv, made anew when it is missing,
+    does not run, or belongs to another interpreter; otherwise left as it is."""
     home = base_executable(python).parent
     vpy = venv / "bin" / "python"
     cfg = venv / "pyvenv.cfg"
@@ -222,6 +215,21 @@ def ensure_venv(python: Path, venv: Path, requirements: Sequence[Path | str], *,
         say(f"creating {rel(venv)} with {rel(python)} -m venv")
         _venv_step([str(python), "-m", "venv", str(venv)], log, None,
                    f"{python} -m venv {venv} failed")
+    return vpy
+
+
+def ensure_venv(python: Path, venv: Path, requirements: Sequence[Path | str], *,
+                hash_also: Sequence[Path] = (), log: Path | None = None,
+                pip_cwd: Path | None = None) -> Path:
+    """The python of a venv made by `python -m venv`, with `requirements` installed.
+
+    requirements: requirements files (installed with -r) and requirement
+    specifiers such as "name==1.0". The venv is remade when it is missing, does
+    not run, or belongs to another interpreter; the requirements are installed
+    again when they (or the files in hash_also, e.g. a constraints file they
+    name) changed since the last install. pip's output goes to log (else to the
+    terminal). Raises ToolError, with what to do, when a step fails."""
+    vpy = create_venv(python, venv, log=log)
     digest = hashlib.sha256()
     args: list[str] = []
     for req in requirements:

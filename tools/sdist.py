@@ -1,9 +1,9 @@
-"""A pinned sdist from PyPI: download it, check its sha256, unpack it, apply our patch.
+"""A pinned sdist from PyPI: download it, check its sha256, unpack it, apply our patch,
+build its wheel, install.
 
-Used by the tests of third_party/ (tests/test_third_party.py) and meant for
-the driver that builds every third_party/<tool>/ from its pin.toml: the steps
-are separate so that a caller can unpack a pristine and a patched tree from
-one download.
+Used by tools.ecosystem, which builds every third_party/<tool>/ from its pin.toml
+(and so by tests/test_third_party.py): the steps are separate so that a caller can
+build a stock and a patched wheel from one download.
 """
 
 from __future__ import annotations
@@ -44,6 +44,20 @@ def install(venv_python: Path, *targets: str | Path, deps: bool = False,
     pip([str(pip_python or sys.executable), "-m", "pip", "--python", str(venv_python),
          "install", *PIP_QUIET, *PIP_NETWORK, *([] if deps else ["--no-deps"]),
          *map(str, targets)], f"pip-installing {', '.join(map(str, targets))}", env)
+
+
+def build_wheel(python: Path, target: Path, dest: Path,
+                env: Mapping[str, str] | None = None) -> Path:
+    """The wheel of target (an sdist or an unpacked source tree), built by python's pip
+    (with build isolation: the build backend comes from PyPI) into dest, which must not
+    hold another wheel. env adds variables (a pin.toml's install_env)."""
+    pip([str(python), "-m", "pip", "wheel", *PIP_QUIET, *PIP_NETWORK, "--no-deps",
+         "-w", str(dest), str(target)], f"building the wheel of {target}", env)
+    wheels = sorted(dest.glob("*.whl"))
+    if len(wheels) != 1:
+        raise ToolError(f"building the wheel of {target} left {[w.name for w in wheels]} "
+                        f"in {dest}; expected one wheel")
+    return wheels[0]
 
 
 def pip(cmd: list[str], what: str, env: Mapping[str, str] | None = None) -> None:
