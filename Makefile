@@ -39,7 +39,7 @@ endef
 
 .DEFAULT_GOAL := all
 .NOTPARALLEL:
-.PHONY: all build deps deps-check fetch tree baseline test regrtest pytest docs docs-check \
+.PHONY: all build deps deps-check fetch tree baseline test regrtest pytest ecosystem docs docs-check \
 	debug refleak asan freethreaded fuzz fuzz-grammar bench bench-quick bench-pyperformance \
 	bench-report demo status clean help
 
@@ -78,6 +78,9 @@ regrtest: build ## CPython's regression suite in parity mode (TESTS="..." narrow
 
 pytest: build ## tests/ with pytest, from a venv made by ./python -m venv
 	@$(PYTEST)
+
+ecosystem: build ## third_party/ tools stock and patched, in venvs of ./python, on =>: build/ecosystem/report.md
+	@$(TOOL).ecosystem --python ./python
 
 debug: tree ## a --with-pydebug build of the patched tree -> build/debug/python
 	$(call clone_build,debug,--with-pydebug)
