@@ -123,8 +123,9 @@ bench-report: ## render build/bench/report.md and report.png again from build/be
 		"(make bench-quick or make bench)" >&2; exit 1; }
 	@$(BENCH_PYTHON) -m bench.report
 
-docs: tree ## the PEP (build/docs/pep/) and the CPython docs (build/docs/html/), no new warnings
-	@$(TOOL).build_docs cpython
+docs: build ## the PEP, the CPython docs (no new warnings), the autodoc page of examples/autodoc/
+	@status=0; $(TOOL).build_docs cpython || status=1; \
+		$(TOOL).build_docs autodoc --python ./python || status=1; exit $$status
 
 docs-check: tree ## fast docs check (part of make test): the PEP with -W, sphinx-lint
 	@$(TOOL).build_docs check

@@ -9,10 +9,16 @@ Commands:
   check    the fast check that `make test` runs: the PEP with warnings as errors
            (no output kept) and sphinx-lint on the .rst files that the patch
            series changes
+  autodoc  the autodoc page of examples/autodoc/ (a module with late defaults)
+           into build/docs/autodoc/, with the patched Sphinx of third_party/sphinx/
+           from build/ecosystem/venv (made by ./python, see tools.ecosystem),
+           warnings being errors; fails unless every late default shows as `=>`
+           with the class late_default_value
 
 Sphinx and its extensions come from the patched tree's Doc/requirements.txt,
 installed with sphinx-lint into a venv (build/docs-venv) made by the Python
 running this program; the venv is reused while the requirements are unchanged.
+The autodoc page needs an interpreter that parses `=>`, hence the other venv.
 """
 
 from __future__ import annotations
@@ -23,10 +29,13 @@ import re
 import shutil
 import sys
 import tarfile
+import tokenize
 from pathlib import Path
 
+from tools import ecosystem
 from tools.common import REPO_ROOT as REPO
-from tools.common import ToolError, die, ensure_venv, run, run_logged, say
+from tools.common import (ToolError, built_python, die, ensure_venv, rel, run, run_logged, say,
+                          scrubbed_env)
 
 SPHINX_LINT = "sphinx-lint==1.0.2"
 
@@ -128,19 +137,66 @@ def build_cpython(python: Path, tree: Path, tarball: Path, out: Path) -> int:
     return 1 if new else 0
 
 
+AUTODOC = REPO / "examples" / "autodoc"
+
+
+def late_default_count(module: Path) -> int:
+    """How many `=>` the module's code has (not its docstrings), from tokens: one token
+    on the patched interpreter, `=` and `>` side by side on a stock one."""
+    with open(module, "rb") as f:
+        tokens = [t for t in tokenize.tokenize(f.readline) if t.type == tokenize.OP]
+    return sum(t.string == "=>" for t in tokens) + \
+        sum(1 for first, second in zip(tokens, tokens[1:])
+            if first.string == "=" and second.string == ">" and first.end == second.start)
+
+
+def build_autodoc(python: Path, out: Path) -> int:
+    """The autodoc page of examples/autodoc/ with the patched Sphinx, checked for `=>`."""
+    try:
+        vpy, _ = ecosystem.prepare_venv(built_python(python), "patched",
+                                        ecosystem.load_tools(), ecosystem.load_unpatched())
+    except ToolError as exc:
+        die(str(exc))
+    say(f"autodoc: sphinx-build -b html -W {rel(AUTODOC)} {rel(out)}")
+    if out.exists():
+        shutil.rmtree(out)
+    # no __pycache__ in examples/autodoc/ from autodoc's import of the module
+    result = run([vpy, "-m", "sphinx", "-b", "html", "-W", "--keep-going", "-q",
+                  "-d", str(out.parent / "autodoc-doctrees"), str(AUTODOC), str(out)],
+                 check=False, env=scrubbed_env({"PYTHONDONTWRITEBYTECODE": "1"}))
+    if result.returncode != 0:
+        return result.returncode
+    page = (out / "index.html").read_text(encoding="utf-8")
+    wanted = late_default_count(AUTODOC / "sequences.py")
+    shown = page.count('<span class="o"><span class="pre">=&gt;</span></span>')
+    marked = page.count("late_default_value")
+    if not wanted or shown != wanted or marked != wanted:
+        print(f"error: {rel(out)}/index.html shows {shown} `=>` and {marked} "
+              f"late_default_value for the {wanted} late defaults of "
+              f"{rel(AUTODOC)}/sequences.py: is Sphinx in {rel(vpy)} the patched one?",
+              file=sys.stderr)
+        return 1
+    say(f"autodoc: {rel(out)}/index.html, {wanted} late defaults shown as `=>`")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python3 -m tools.build_docs",
                                      description=__doc__.split("\n\n")[0],
                                      epilog=__doc__.split("\n\n", 1)[1],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("command", choices=("pep", "cpython", "check"))
+    parser.add_argument("command", choices=("pep", "cpython", "check", "autodoc"))
     parser.add_argument("--tree", type=Path, default=REPO / "build" / "cpython",
                         help="the patched tree (default: build/cpython)")
     parser.add_argument("--tarball", type=Path, default=REPO / "build" / "Python-3.13.5.tar.xz",
                         help="the verified upstream tarball (for the pristine docs)")
     parser.add_argument("--venv", type=Path, default=REPO / "build" / "docs-venv",
                         help="where to install Sphinx (default: build/docs-venv)")
+    parser.add_argument("--python", type=Path, default=REPO / "python",
+                        help="autodoc: the patched interpreter (default: ./python)")
     args = parser.parse_args(argv)
+    if args.command == "autodoc":
+        return build_autodoc(args.python, REPO / "build" / "docs" / "autodoc")
     python = docs_venv(args.venv.resolve(), args.tree.resolve())
     docs = REPO / "build" / "docs"
     if args.command == "pep":

@@ -1,0 +1,47 @@
+"""Helpers for sorted lists and batches whose defaults are computed at each call.
+
+The module behind the autodoc page of ``make docs``: every default that depends
+on another argument, or must be a fresh object, is late-bound (PEP 671), and the
+page shows each as it is written here, ``hi=>len(a)``. Importing it has no side
+effects.
+"""
+
+__all__ = ["bisect_right", "insort_right", "append_to", "Batches"]
+
+
+def bisect_right(a, x, lo=0, hi=>len(a), *, key=None):
+    """Return the index after the last item of the sorted list *a* that is <= *x*.
+
+    *hi* is ``len(a)`` unless given: the default reads the argument *a* of the
+    same call, which an early default could not.
+    """
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if x < (a[mid] if key is None else key(a[mid])):
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo
+
+
+def insort_right(a, x, lo=0, hi=>len(a), *, key=None) -> None:
+    """Insert *x* into the sorted list *a*, after any items equal to it."""
+    a.insert(bisect_right(a, x if key is None else key(x), lo, hi, key=key), x)
+
+
+def append_to(item, target: list[int] => []) -> list[int]:
+    """Append *item* to *target* and return it; a new list for each call without one."""
+    target.append(item)
+    return target
+
+
+class Batches:
+    """Split a sequence into batches of *size* items, the whole of it by default."""
+
+    def __init__(self, items, size=>max(1, len(items))):
+        self.items = items
+        self.size = size
+
+    def batch(self, index, size=>self.size):
+        """The *index*-th batch; *size* defaults to the size given to the constructor."""
+        return self.items[index * size:(index + 1) * size]
