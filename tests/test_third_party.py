@@ -1,9 +1,16 @@
-"""Third-party tools, pip-installed into the patched interpreter's venv, on code using `=>`.
+"""Third-party tools, pip-installed into the patched interpreter's venvs, on code using `=>`.
 
 pytest is the runner of this suite itself; coverage.py and numpy (a binary wheel
-built for stock CPython 3.13) are pinned in tests/requirements.txt. pyflakes 4.1.0 is
-not: its tests download the sdist, apply third_party/pyflakes/late-defaults.patch and
-install the result into a venv of their own.
+built for stock CPython 3.13) are pinned in tests/requirements.txt.
+
+The tools we patch, one directory of third_party/ each (third_party/README.md is the
+contract), come from tools.ecosystem: build/ecosystem/venv holds the patched build of
+every one of them and the pinned tools that need no patch (tests/ecosystem/unpatched/);
+it is made once (a few minutes; it needs PyPI) and reused while it is current. For each
+patched tool, the upstream tests its pin.toml names run from its patched sdist tree
+and must pass, the patch's own tests among them (not skipped); every probe.py must pass
+on the shared corpus. `make ecosystem` runs the same probes on the stock releases too,
+for build/ecosystem/report.md.
 """
 
 from __future__ import annotations
@@ -12,14 +19,13 @@ import json
 import subprocess
 import sys
 import textwrap
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
-from conftest import REPO
-from tools import sdist
-from tools.common import ToolError, scrubbed_env
+from conftest import REPO, tool
+from tools import ecosystem
+from tools.common import ToolError, scrubbed_env, tail
 
 MODULE = textwrap.dedent('''\
     def bisect_right(a, x, lo=0,
@@ -83,131 +89,140 @@ def test_numpy_wheel_for_stock_3_13() -> None:
     assert out.strip() == "[3.0, 6.0, 9.0] [2, 3]"
 
 
-# pyflakes 4.1.0 checks every default in the scope enclosing the function, so a late
-# default reading a parameter is an "undefined name"; the patch checks late defaults in
-# the function's own scope (third_party/pyflakes/README.md).
-PYFLAKES_VERSION = "4.1.0"
-PYFLAKES_SDIST_SHA256 = "592beb57058eb82eb190fb7514f2081c555c51000b029ff71286a681e6cf2f83"
-PYFLAKES_PATCH = REPO / "third_party" / "pyflakes" / "late-defaults.patch"
-
-LINT_MODULE = textwrap.dedent('''\
-    import os
-    import sys
-
-
-    def bisect_right(a, x, lo=0, hi=>len(a), *, key=None):
-        return a, x, lo, hi, key
-
-
-    def window(a, start=>stop - 1, stop=>len(a)):
-        return a[start:stop]
-
-
-    def joined(parts, *, sep=>os.sep):
-        return sep.join(parts)
-
-
-    def broken(a, n=>len(b)):
-        return n
-
-
-    def early(a, n=a):
-        return n
-
-
-    last = lambda a, b=>a[-1]: b
-    bad = lambda a, b=>c: b
-
-
-    def quoted(words, cmd=>shlex.join(words)):
-        return cmd
-
-
-    import shlex
-    ''')
-
-# What both versions rightly report: the unused import, the undefined names in the late
-# defaults of broken() and of bad, and the early default of early(), which is evaluated
-# at def time in the module's scope. pyflakes sorts its reports by line.
-LINT_TRUE_REPORTS = [
-    "lb.py:2:1: 'sys' imported but unused",
-    "lb.py:17:22: undefined name 'b'",
-    "lb.py:21:16: undefined name 'a'",
-    "lb.py:26:20: undefined name 'c'",
-]
-
-
-@dataclass
-class Pyflakes:
-    pristine: Path  # the unpacked 4.1.0 sdist
-    patched: Path   # the same with the patch applied
-    python: Path    # a venv's python with the patched tree pip-installed
+TOOLS = ecosystem.load_tools()
+UNPATCHED = ecosystem.load_unpatched()
 
 
 @pytest.fixture(scope="session")
-def pyflakes(tmp_path_factory: pytest.TempPathFactory) -> Pyflakes:
-    root = tmp_path_factory.mktemp("pyflakes")
-    python = root / "venv" / "bin" / "python"
+def ecosystem_venv() -> Path:
+    """build/ecosystem/venv's python, made current (as make ecosystem makes it)."""
     try:
-        got = sdist.download(Path(sys.executable), "pyflakes", PYFLAKES_VERSION,
-                             PYFLAKES_SDIST_SHA256, root / "dl")
-        trees = {name: sdist.unpack(got, root / name) for name in ("pristine", "patched")}
-        assert sdist.apply_patch(PYFLAKES_PATCH.read_text(), trees["patched"]) == [
-            "pyflakes/checker.py", "pyflakes/test/test_late_defaults.py"]
-        subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(root / "venv")],
-                       check=True, env=scrubbed_env())
-        # Building the sdist's wheel takes setuptools from PyPI too (build isolation).
-        sdist.install(python, trees["patched"])
+        python, _ = ecosystem.prepare_venv(REPO / "python", "patched", TOOLS, UNPATCHED)
     except ToolError as exc:
         pytest.fail(str(exc), pytrace=False)
-    return Pyflakes(trees["pristine"], trees["patched"], python)
+    return python
 
 
-def run_pyflakes(python: Path, where: Path, source: Path | None = None) -> list[str]:
-    env = scrubbed_env()
-    if source is not None:
-        env["PYTHONPATH"] = str(source)
-    (where / "lb.py").write_text(LINT_MODULE)
-    result = subprocess.run([str(python), "-m", "pyflakes", "lb.py"], capture_output=True,
-                            text=True, cwd=where, env=env)
-    assert result.returncode in (0, 1) and not result.stderr, result.stderr
-    return result.stdout.splitlines()
+@pytest.mark.parametrize("patched", TOOLS, ids=lambda t: t.name)
+def test_upstream_tests_of_the_patch(patched: ecosystem.Tool, ecosystem_venv: Path) -> None:
+    try:
+        run = ecosystem.run_upstream_tests(ecosystem_venv, patched, ecosystem.Layout())
+    except ToolError as exc:
+        pytest.fail(str(exc), pytrace=False)
+    assert not run.problems(), f"{run.summary()}: {run.problems()}\n{tail(run.log, 30)}"
 
 
-def test_pyflakes_4_1_0_misreports_late_defaults(pyflakes: Pyflakes, tmp_path: Path) -> None:
-    # The unpatched release, for the record: each parameter a late default reads
-    # (including stop, to the right of start) is an undefined name, and so is shlex,
-    # imported after quoted() (which is fine for a late default), hence "unused".
-    assert run_pyflakes(pyflakes.python, tmp_path, source=pyflakes.pristine) == [
-        "lb.py:2:1: 'sys' imported but unused",
-        "lb.py:5:38: undefined name 'a'",
-        "lb.py:9:22: undefined name 'stop'",
-        "lb.py:9:42: undefined name 'a'",
-        "lb.py:17:22: undefined name 'b'",
-        "lb.py:21:16: undefined name 'a'",
-        "lb.py:25:21: undefined name 'a'",
-        "lb.py:26:20: undefined name 'c'",
-        "lb.py:29:24: undefined name 'shlex'",
-        "lb.py:29:35: undefined name 'words'",
-        "lb.py:33:1: 'shlex' imported but unused",
-    ]
+@pytest.mark.parametrize("probed", TOOLS + UNPATCHED, ids=lambda t: t.name)
+def test_probe_passes(probed: ecosystem.Tool | ecosystem.Unpatched, ecosystem_venv: Path,
+                      tmp_path: Path) -> None:
+    result = ecosystem.run_probe(probed.probe, ecosystem_venv, tmp_path / "work",
+                                 tmp_path / "probe.log")
+    assert result.passed, f"{result.evidence}\n{tail(tmp_path / 'probe.log', 30)}"
 
 
-def test_patched_pyflakes_checks_late_defaults_in_the_function_scope(
-        pyflakes: Pyflakes, tmp_path: Path) -> None:
-    # Parameters read by late defaults (a later one too, and in a lambda) are defined;
-    # os and shlex, used only in late defaults (shlex imported after the def, as the
-    # body could), are used; b and c are still undefined, and so is the early default's a.
-    assert run_pyflakes(pyflakes.python, tmp_path) == LINT_TRUE_REPORTS
+def test_ecosystem_venv_scripts(ecosystem_venv: Path) -> None:
+    # What issue 14 promises a user of build/ecosystem/venv.
+    bin_dir = ecosystem_venv.parent
+    pins = {t.name: t.version for t in TOOLS}
+    for command, expected in (
+            ([bin_dir / "sphinx-build", "--version"], f"sphinx-build {pins['sphinx']}"),
+            ([bin_dir / "pygmentize", "-V"], f"Pygments version {pins['pygments']}"),
+            ([ecosystem_venv, "-c", "import jedi; print(jedi.__version__)"], pins["jedi"])):
+        out = subprocess.run(command, capture_output=True, text=True, env=scrubbed_env())
+        assert out.returncode == 0 and expected in out.stdout, (command, out.stderr)
 
 
-def test_patched_pyflakes_own_test_suite(pyflakes: Pyflakes) -> None:
-    # The whole suite of the patched tree, with the tests the patch adds, which must run
-    # (not be skipped: this interpreter's ast has LateDefault); unknown AST nodes are errors.
-    env = scrubbed_env() | {"PYFLAKES_ERROR_UNKNOWN": "1"}
-    result = subprocess.run([str(pyflakes.python), "-m", "unittest", "discover", "-v",
-                             "-s", "pyflakes/test", "-t", "."], capture_output=True,
-                            text=True, cwd=pyflakes.patched, env=env)
-    assert result.returncode == 0, result.stderr[-5000:]
-    late = [line for line in result.stderr.splitlines() if ".test_late_defaults." in line]
-    assert len(late) >= 10 and all(line.endswith(" ... ok") for line in late), late
+def test_autodoc_page_shows_late_defaults(ecosystem_venv: Path) -> None:
+    # make docs' autodoc page (tools/build_docs.py autodoc), on the venv made above.
+    result = tool("build_docs", "autodoc", env=scrubbed_env())
+    assert result.returncode == 0, result.stderr
+    page = (REPO / "build" / "docs" / "autodoc" / "index.html").read_text()
+    assert ('<span class="n"><span class="pre">hi</span></span><span class="o">'
+            '<span class="pre">=&gt;</span></span><span class="default_value '
+            'late_default_value"><span class="pre">len(a)</span></span>') in page
+    assert '<span class="pre">target</span>' in page and "hi=len(a)" not in page
+
+
+# -- the driver itself (no venv) --------------------------------------------------------
+
+PIN = """\
+[package]
+name = "{name}"
+version = "1.0"
+sdist_sha256 = "{sha}"
+patch = "late-defaults.patch"
+needs = {needs}
+
+[test]
+pytest_args = ["tests"]
+requirements = {requirements}
+"""
+
+
+def make_tool(root: Path, name: str, needs: str = "[]", requirements: str = '["pytest==8.3.5"]',
+              extra: str = "") -> Path:
+    directory = root / name
+    directory.mkdir(parents=True)
+    (directory / "pin.toml").write_text(PIN.format(name=name, sha="ab" * 32, needs=needs,
+                                                   requirements=requirements) + extra)
+    (directory / "late-defaults.patch").write_text("")
+    (directory / "probe.py").write_text("")
+    return directory
+
+
+def test_tools_come_after_what_they_need(tmp_path: Path) -> None:
+    make_tool(tmp_path, "alpha", needs='["gamma"]')
+    make_tool(tmp_path, "beta")
+    make_tool(tmp_path, "gamma", needs='["beta"]')
+    assert [t.name for t in ecosystem.load_tools(tmp_path)] == ["beta", "gamma", "alpha"]
+    # and so in the repository: the patched parso before jedi, astroid before pylint
+    names = [t.name for t in TOOLS]
+    assert names.index("parso") < names.index("jedi")
+    assert names.index("astroid") < names.index("pylint")
+
+
+@pytest.mark.parametrize("needs, requirements, extra, message", [
+    ('["nowhere"]', '["pytest==8.3.5"]', "", "needs 'nowhere', which is not a directory"),
+    ('["loop"]', '["pytest==8.3.5"]', "", "the needs form a cycle: loop -> loop"),
+    ("[]", '["pytest>=8"]', "", "'pytest>=8' is not an exact pin"),
+    ("[]", '["pytest==8.3.5"]', 'timeout = 3\n', "unknown key(s) timeout in [test]"),
+])
+def test_pin_toml_breaking_the_contract_is_refused(tmp_path: Path, needs: str,
+                                                   requirements: str, extra: str,
+                                                   message: str) -> None:
+    make_tool(tmp_path, "loop", needs=needs, requirements=requirements, extra=extra)
+    with pytest.raises(ToolError) as error:
+        ecosystem.load_tools(tmp_path)
+    assert message in str(error.value)
+
+
+def test_upstream_run_must_pass_the_patchs_own_tests(tmp_path: Path) -> None:
+    junit = tmp_path / "run.xml"
+    junit.write_text('''<testsuites><testsuite>
+        <testcase classname="tests.test_x" name="test_old"/>
+        <testcase classname="tests.test_x" name="test_late_default_lambda">
+            <skipped message="needs ast.LateDefault"/></testcase>
+        <testcase classname="tests.test_x" name="test_other"><skipped/></testcase>
+        </testsuite></testsuites>''')
+    run = ecosystem.UpstreamRun(0, tmp_path / "log", ecosystem.parse_junit(junit))
+    assert run.problems() == ["1 of the patch's tests skipped: "
+                              "tests.test_x::test_late_default_lambda"]
+    assert run.summary().startswith("1 passed, 2 skipped (1 of them the patch's)")
+    run.cases["tests.test_x::test_late_default_lambda"] = "passed"
+    assert run.problems() == []
+    del run.cases["tests.test_x::test_late_default_lambda"]
+    assert "no test with 'late_default', 'late_bound' or 'pep671' in its name ran" in run.problems()[0]
+
+
+def test_report_table(tmp_path: Path) -> None:
+    probe = {"passed": True, "evidence": "all late defaults shown", "seconds": 1.0}
+    text = ecosystem.render_report({
+        "date": "2026-01-01", "interpreter": "`./python`", "notes": ["built"],
+        "patched_tools": [{"display": "Sphinx", "version": "9.2.0", "patched": probe,
+                           "stock": {**probe, "passed": False, "evidence": "hi=len(a)"}}],
+        "unpatched_tools": [{"display": "pydoc", "version": "standard library",
+                             "result": probe}],
+        "upstream_tests": {}})
+    assert ("| Sphinx | 9.2.0 | **fails** | passes | stock: hi=len(a); "
+            "patched: all late defaults shown |") in text.splitlines()
+    assert "| pydoc | standard library | passes | all late defaults shown |" in text
