@@ -273,7 +273,8 @@ def fetch_sdist(pip_python: Path, tool: Tool, layout: Layout) -> Path:
                 candidate.unlink()
     say(f"{tool.name}: downloading the {tool.version} sdist")
     dest.mkdir(parents=True, exist_ok=True)
-    return sdist.download(pip_python, tool.name, tool.version, tool.sdist_sha256, dest)
+    return sdist.download(pip_python, tool.name, tool.version, tool.sdist_sha256, dest,
+                          env=constraints_env(tool.install_env))
 
 
 def patched_tree(pip_python: Path, tool: Tool, layout: Layout) -> Path:

@@ -21,11 +21,15 @@ from tools.common import PIP_QUIET, ToolError, scrubbed_env, sha256_file
 PIP_NETWORK = ["--timeout", "30", "--retries", "2"]
 
 
-def download(python: Path, name: str, version: str, sha256: str, dest: Path) -> Path:
-    """The sdist name==version, fetched by python's pip into dest and verified."""
+def download(python: Path, name: str, version: str, sha256: str, dest: Path,
+             env: Mapping[str, str] | None = None) -> Path:
+    """The sdist name==version, fetched by python's pip into dest and verified. pip
+    prepares its metadata, so its build backend is installed (as wheels: `--no-binary`
+    names the package alone; pytokens' backend needs mypy, which would not build from
+    source in an isolated environment); env adds variables, e.g. PIP_CONSTRAINT."""
     pip([str(python), "-m", "pip", "download", *PIP_QUIET, *PIP_NETWORK, "--no-deps",
-         "--no-binary", ":all:", "-d", str(dest), f"{name}=={version}"],
-        f"downloading the {name} {version} sdist")
+         "--no-binary", name, "-d", str(dest), f"{name}=={version}"],
+        f"downloading the {name} {version} sdist", env)
     stem = normalize(f"{name}-{version}")
     found = [p for p in dest.iterdir() if p.name.endswith(".tar.gz")
              and normalize(p.name.removesuffix(".tar.gz")) == stem]
