@@ -211,7 +211,8 @@ def test_upstream_run_must_pass_the_patchs_own_tests(tmp_path: Path) -> None:
     run.cases["tests.test_x::test_late_default_lambda"] = "passed"
     assert run.problems() == []
     del run.cases["tests.test_x::test_late_default_lambda"]
-    assert "no test with 'late_default', 'late_bound' or 'pep671' in its name ran" in run.problems()[0]
+    assert "no test with 'late_default', 'late_bound' or 'pep671' in its name ran" \
+        in run.problems()[0]
 
 
 def test_report_table(tmp_path: Path) -> None:

@@ -41,7 +41,6 @@ import os
 import platform
 import re
 import shutil
-import subprocess
 import sys
 import time
 import tomllib
@@ -525,8 +524,8 @@ class UpstreamRun:
             found.append(f"{len(bad)} failed: {', '.join(bad[:5])}")
         late = self.late
         if not late:
-            found.append("no test with 'late_default', 'late_bound' or 'pep671' in its name ran: the patch's own "
-                         "tests were not collected")
+            found.append("no test with 'late_default', 'late_bound' or 'pep671' in its name "
+                         "ran: the patch's own tests were not collected")
         not_run = [c for c, o in late.items() if o == "skipped"]
         if not_run:
             found.append(f"{len(not_run)} of the patch's tests skipped: {', '.join(not_run[:5])}")
@@ -640,10 +639,10 @@ def render_report(data: dict[str, Any]) -> str:
         "",
         "Tools that need no patch: the interpreter's late-default objects "
         "(`types.LateDefaultType` in `__defaults__`, `inspect.signature()` writing `=>`) "
-        "are enough. The first are installed, pinned, into `build/ecosystem/venv` next to "
-        "the patched tools and probed there (`tests/ecosystem/unpatched/`); the libraries "
-        "that copy or wrap functions are the tests of `tests/test_late_bound_frameworks.py`, "
-        "run from `build/venv`.",
+        "are enough. The tools of `tests/ecosystem/unpatched/` are installed, pinned, "
+        "into `build/ecosystem/venv` next to the patched tools and probed there; the "
+        "libraries that copy or wrap functions are the tests of "
+        "`tests/test_late_bound_frameworks.py`, run from `build/venv`.",
         "",
         "| tool | version | result | evidence |",
         "| --- | --- | --- | --- |",
@@ -665,7 +664,8 @@ def verdict_of(result: dict[str, Any] | None) -> str:
 
 # -- the program ------------------------------------------------------------------------
 
-def interpreter_line(python: Path) -> str:
+def patched_interpreter(python: Path) -> str:
+    """python's version, after checking that it is the patched interpreter."""
     out = run([python, "-c", "import sys, types; print(sys.version.split()[0], "
                "hasattr(types, 'LateDefaultType'))"], capture=True, env=scrubbed_env(),
               check=False).stdout.split()
@@ -674,7 +674,79 @@ def interpreter_line(python: Path) -> str:
     if out[1] != "True":
         die(f"{python} has no types.LateDefaultType: it is not the patched interpreter "
             "of this repository (run `make`)")
-    return f"`./python` (Python {out[0]} with the PEP 671 series of `patches/`)"
+    return out[0]
+
+
+def say_result(what: str, result: ProbeResult) -> None:
+    say(f"probe {what}: {'passes' if result.passed else 'FAILS'} in {result.seconds:.0f}s: "
+        f"{result.evidence}")
+
+
+def probe_tool(tool: Tool, venvs: dict[str, Path], layout: Layout, display: str,
+               tests: bool, failed: list[str]) -> tuple[dict[str, Any], str | None]:
+    """The report's row of a patched tool (its probe against each venv) and, with tests,
+    the summary of its upstream tests; what fails is added to failed."""
+    row: dict[str, Any] = {"tool": tool.name, "display": display, "version": tool.version}
+    for variant in VARIANTS:
+        row[variant] = None
+        if variant in venvs:
+            result = run_probe(tool.probe, venvs[variant],
+                               layout.root / "probes" / tool.name / variant,
+                               layout.log(f"probe-{tool.name}-{variant}"))
+            say_result(f"{tool.name} ({variant})", result)
+            row[variant] = dataclasses.asdict(result)
+    if not row["patched"]["passed"]:
+        failed.append(f"{tool.name} (patched probe)")
+    if not tests:
+        return row, None
+    upstream = run_upstream_tests(venvs["patched"], tool, layout)
+    problems = upstream.problems()
+    summary = "; ".join([upstream.summary(), *problems])
+    say(f"{tool.name}: upstream tests: {summary}")
+    if problems:
+        failed.append(f"{tool.name} (upstream tests)")
+    return row, summary
+
+
+def probe_unpatched(extra: Unpatched, vpy: Path, layout: Layout, display: str, version: str,
+                    failed: list[str]) -> dict[str, Any]:
+    result = run_probe(extra.probe, vpy, layout.root / "probes" / extra.name / "unpatched",
+                       layout.log(f"probe-{extra.name}"))
+    say_result(f"{extra.name} (no patch)", result)
+    if not result.passed:
+        failed.append(extra.name)
+    return {"tool": extra.name, "display": display, "version": version,
+            "result": dataclasses.asdict(result)}
+
+
+def framework_rows(python: Path, layout: Layout, chosen: set[str],
+                   failed: list[str]) -> list[dict[str, Any]]:
+    versions = requirement_versions(REPO_ROOT / "tests" / "requirements.txt")
+    rows = []
+    for library, (passed, evidence) in run_frameworks(python, layout).items():
+        if library in chosen:
+            if not passed:
+                failed.append(library)
+            rows.append({"tool": library, "display": library,
+                         "version": versions.get(library, "?"),
+                         "result": {"passed": passed, "evidence": one_line(evidence),
+                                    "seconds": 0.0}})
+    return rows
+
+
+def build_notes(inventories: dict[str, dict[str, dict[str, Any]]], tools: list[Tool],
+                extras: list[Unpatched]) -> str:
+    """What the report says of the patched venv: who depends on which patched build."""
+    dists = inventories["patched"]
+    users = {norm(t.name): sorted(d["name"] for d in dists.values()
+                                  if norm(t.name) in d["requires"]) for t in tools}
+    loose = sorted({x for inv in inventories.values() for x in unpinned(inv, tools, extras)})
+    return (f"`build/ecosystem/venv`: {len(dists)} distributions, checked to have the "
+            "patched build of every tool installed, also where other distributions depend "
+            "on it (" + "; ".join(f"{dists[name]['name']} for {', '.join(by)}"
+                                  for name, by in sorted(users.items()) if by)
+            + "); everything else is pinned by `tests/ecosystem/constraints.txt`"
+            + (f", except {', '.join(loose)} (not pinned there yet)" if loose else "") + ".")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -711,113 +783,53 @@ def main(argv: list[str] | None = None) -> int:
         print(", ".join(FRAMEWORKS) + f": no patch ({rel(FRAMEWORK_TESTS)})")
         return 0
     known = {t.name for t in tools} | {u.name for u in extras} | set(FRAMEWORKS)
-    unknown = sorted(set(args.tool) - known)
-    if unknown:
-        die(f"unknown tool(s) {', '.join(unknown)}; --list shows them")
-    chosen = (lambda name: not args.tool or name in args.tool)
+    if set(args.tool) - known:
+        die(f"unknown tool(s) {', '.join(sorted(set(args.tool) - known))}; --list shows them")
+    chosen = set(args.tool) or known
 
     python = built_python(args.python)
-    interpreter = interpreter_line(python)
+    version = patched_interpreter(python)
     layout = Layout(args.out.absolute())
     started = time.monotonic()
     venvs: dict[str, Path] = {}
     inventories: dict[str, dict[str, dict[str, Any]]] = {}
-    try:
-        for variant in VARIANTS:
-            if variant == "stock" and (args.no_stock or args.venv_only):
-                continue
-            venvs[variant], inventories[variant] = prepare_venv(python, variant, tools,
-                                                                extras, layout)
-    except ToolError as exc:
-        die(str(exc))
-    if args.venv_only:
-        return 0
-    built = time.monotonic() - started
-
     failed: list[str] = []
     rows, extra_rows, upstream = [], [], {}
-    for tool in tools:
-        if not chosen(tool.name):
-            continue
-        results: dict[str, ProbeResult | None] = {}
+    try:
         for variant in VARIANTS:
-            if variant not in venvs:
-                results[variant] = None
-                continue
-            say(f"probe {tool.name} ({variant})")
-            results[variant] = result = run_probe(
-                tool.probe, venvs[variant],
-                layout.root / "probes" / tool.name / variant,
-                layout.log(f"probe-{tool.name}-{variant}"))
-            say(f"probe {tool.name} ({variant}): {'passes' if result.passed else 'FAILS'} in {result.seconds:.0f}s: "
-                f"{result.evidence}")
-        if not results["patched"].passed:
-            failed.append(f"{tool.name} (patched probe)")
-        if args.tests:
-            try:
-                run_ = run_upstream_tests(venvs["patched"], tool, layout)
-            except ToolError as exc:
-                die(str(exc))
-            problems = run_.problems()
-            upstream[tool.name] = run_.summary() + ("; " + "; ".join(problems)
-                                                    if problems else "")
-            say(f"{tool.name}: upstream tests: {upstream[tool.name]}")
-            if problems:
-                failed.append(f"{tool.name} (upstream tests)")
-        display = inventories["patched"][norm(tool.name)]["name"]
-        rows.append({"tool": tool.name, "display": display, "version": tool.version,
-                     **{v: r and dataclasses.asdict(r) for v, r in results.items()}})
-
-    for extra in extras:
-        if not chosen(extra.name):
-            continue
-        say(f"probe {extra.name} (no patch)")
-        result = run_probe(extra.probe, venvs["patched"],
-                           layout.root / "probes" / extra.name / "unpatched",
-                           layout.log(f"probe-{extra.name}"))
-        say(f"probe {extra.name}: {'passes' if result.passed else 'FAILS'}: {result.evidence}")
-        if not result.passed:
-            failed.append(extra.name)
-        dist = inventories["patched"].get(norm(extra.name))
-        extra_rows.append({"tool": extra.name, "display": dist["name"] if dist else extra.name,
-                           "version": extra.version or f"standard library ({interpreter_version(interpreter)})",
-                           "result": dataclasses.asdict(result)})
-    if any(chosen(name) for name in FRAMEWORKS):
-        versions = requirement_versions(REPO_ROOT / "tests" / "requirements.txt")
-        try:
-            frameworks = run_frameworks(python, layout)
-        except ToolError as exc:
-            die(str(exc))
-        for library, (passed, evidence) in frameworks.items():
-            if not chosen(library):
-                continue
-            if not passed:
-                failed.append(library)
-            extra_rows.append({"tool": library, "display": library,
-                               "version": versions.get(library, "?"),
-                               "result": {"passed": passed, "evidence": one_line(evidence),
-                                          "seconds": 0.0}})
-
-    patched_inv = inventories["patched"]
-    names = {norm(t.name) for t in tools}
-    users = {name: sorted(patched_inv[dep]["name"] for dep, d in patched_inv.items()
-                          if name in d["requires"]) for name in names}
+            if variant == "patched" or not (args.no_stock or args.venv_only):
+                venvs[variant], inventories[variant] = prepare_venv(python, variant, tools,
+                                                                    extras, layout)
+        if args.venv_only:
+            return 0
+        built = time.monotonic() - started
+        dists = inventories["patched"]
+        for tool in tools:
+            if tool.name in chosen:
+                row, summary = probe_tool(tool, venvs, layout, dists[norm(tool.name)]["name"],
+                                          args.tests, failed)
+                rows.append(row)
+                if summary is not None:
+                    upstream[tool.name] = summary
+        for extra in extras:
+            if extra.name in chosen:
+                dist = dists.get(norm(extra.name))
+                extra_rows.append(probe_unpatched(
+                    extra, venvs["patched"], layout, dist["name"] if dist else extra.name,
+                    extra.version or f"standard library ({version})", failed))
+        if chosen & set(FRAMEWORKS):
+            extra_rows += framework_rows(python, layout, chosen, failed)
+    except ToolError as exc:
+        die(str(exc))
     notes = [
-        f"`build/ecosystem/venv`: {len(patched_inv)} distributions, checked to have the "
-        "patched build of every tool installed, also where other distributions depend on "
-        "it (" + "; ".join(f"{patched_inv[name]['name']} for {', '.join(by)}"
-                           for name, by in sorted(users.items()) if by)
-        + "); everything else is pinned by `tests/ecosystem/constraints.txt`"
-        + (", except " + ", ".join(sorted({x for inv in inventories.values()
-                                           for x in unpinned(inv, tools, extras)}))
-           + " (not pinned there yet)"
-           if any(unpinned(inv, tools, extras) for inv in inventories.values()) else "")
-        + ".",
+        build_notes(inventories, tools, extras),
         f"Venvs ready in {built:.0f}s, whole run {time.monotonic() - started:.0f}s, on "
         f"{platform.machine()} with {len(os.sched_getaffinity(0))} CPU(s).",
         "Logs: `build/ecosystem/logs/`; each probe's work: `build/ecosystem/probes/`.",
     ]
-    data = {"date": time.strftime("%Y-%m-%d"), "interpreter": interpreter,
+    data = {"date": time.strftime("%Y-%m-%d"),
+            "interpreter": f"`{rel(python)}` (Python {version} with the PEP 671 series "
+                           "of `patches/`)",
             "patched_tools": rows, "unpatched_tools": extra_rows,
             "upstream_tests": upstream, "notes": notes, "failed": failed}
     report = layout.root / "report.md"
@@ -828,11 +840,6 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: failed: {', '.join(failed)} (see {rel(report)})", file=sys.stderr)
         return 1
     return 0
-
-
-def interpreter_version(line: str) -> str:
-    match = re.search(r"Python (\S+)", line)
-    return match[1] if match else "?"
 
 
 if __name__ == "__main__":

@@ -33,5 +33,5 @@ def probe(python: str, corpus: pathlib.Path, workdir: pathlib.Path) -> tuple[boo
                             PYTHONPATH=str(src))
     if result.returncode != 0:
         return signatures.failure("rich", result)
-    return signatures.check("rich.inspect()", result.stdout, expected,
-                            signatures.first_line_with(result.stdout, "def bisect_right(").strip("│ "))
+    example = signatures.first_line_with(result.stdout, "def bisect_right(").strip("│ ")
+    return signatures.check("rich.inspect()", result.stdout, expected, example)
