@@ -292,7 +292,11 @@ def patched_tree(pip_python: Path, tool: Tool, layout: Layout) -> Path:
     root.mkdir(parents=True)
     tree = sdist.unpack(archive, root)
     say(f"{tool.name}: applying {rel(tool.patch)}")
-    sdist.apply_patch(tool.patch.read_text(encoding="utf-8"), tree)
+    try:
+        sdist.apply_patch(tool.patch.read_text(encoding="utf-8"), tree)
+    except ToolError as exc:
+        raise ToolError(f"{rel(tool.patch)} does not apply to the {tool.name} "
+                        f"{tool.version} sdist: {exc}") from None
     stamp.write_text(f"{key}\n{tree.name}\n")
     return tree
 
