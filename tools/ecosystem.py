@@ -633,7 +633,7 @@ def render_report(data: dict[str, Any]) -> str:
         "| tool | version | stock | patched | evidence |",
         "| --- | --- | --- | --- | --- |",
     ]
-    for row in data["patched_tools"]:
+    for row in sorted(data["patched_tools"], key=lambda row: row["display"].lower()):
         stock, patched = row["stock"], row["patched"]
         evidence = "; ".join(f"{label}: {r['evidence']}" for label, r in
                              (("stock", stock), ("patched", patched)) if r)
