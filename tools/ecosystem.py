@@ -253,10 +253,25 @@ class Layout:
             f"{tool.key(variant)[:12]}"
 
 
-def constraints_env(extra: dict[str, str] | None = None) -> dict[str, str]:
-    """pip's environment: the constraints hold for the build backends too (pip passes
-    the variable on to the pip that fills an isolated build environment)."""
-    return {"PIP_CONSTRAINT": str(CONSTRAINTS), **(extra or {})}
+def constraints_text(tools: list[Tool], extras: list[Unpatched]) -> str:
+    """tests/ecosystem/constraints.txt and the release every pin.toml names: so a tool
+    is that release wherever it comes in (pytokens' build backend needs mypy, typer
+    depends on rich), and the stock venv gets the same rich as the patched one."""
+    pins = [f"{t.name}=={t.version}" for t in tools] + \
+        [f"{u.name}=={u.version}" for u in extras if u.version]
+    return CONSTRAINTS.read_text() + "\n# the pin.toml files\n" + "\n".join(pins) + "\n"
+
+
+def constraints_env(layout: Layout, extra: dict[str, str] | None = None) -> dict[str, str]:
+    """pip's environment: PIP_CONSTRAINT, build/ecosystem/constraints.txt, made from
+    constraints_text(); it holds for the build backends too (pip passes the variable on
+    to the pip that fills an isolated build environment)."""
+    path = layout.root / "constraints.txt"
+    text = constraints_text(load_tools(), load_unpatched())
+    if not path.is_file() or path.read_text() != text:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    return {"PIP_CONSTRAINT": str(path), **(extra or {})}
 
 
 def fetch_sdist(pip_python: Path, tool: Tool, layout: Layout) -> Path:
@@ -273,7 +288,7 @@ def fetch_sdist(pip_python: Path, tool: Tool, layout: Layout) -> Path:
     say(f"{tool.name}: downloading the {tool.version} sdist")
     dest.mkdir(parents=True, exist_ok=True)
     return sdist.download(pip_python, tool.name, tool.version, tool.sdist_sha256, dest,
-                          env=constraints_env(tool.install_env))
+                          env=constraints_env(layout, tool.install_env))
 
 
 def patched_tree(pip_python: Path, tool: Tool, layout: Layout) -> Path:
@@ -313,7 +328,7 @@ def tool_wheel(pip_python: Path, tool: Tool, variant: str, layout: Layout) -> Pa
         else fetch_sdist(pip_python, tool, layout)
     tmp = dest.with_name(dest.name + ".tmp")
     tmp.mkdir(parents=True)
-    env = constraints_env(tool.install_env)
+    env = constraints_env(layout, tool.install_env)
     shown = " ".join(f"{k}={v}" for k, v in tool.install_env.items())
     say(f"{tool.name}: building the {variant} wheel{' with ' + shown if shown else ''}")
     wheel = sdist.build_wheel(pip_python, target, tmp, env=env)
@@ -322,9 +337,8 @@ def tool_wheel(pip_python: Path, tool: Tool, variant: str, layout: Layout) -> Pa
 
 
 def venv_key(variant: str, tools: list[Tool], extras: list[Unpatched]) -> str:
-    return digest(variant, CONSTRAINTS.read_bytes(),
-                  *(f"{t.name} {t.key(variant)}" for t in tools),
-                  *(f"{u.name}=={u.version}" for u in extras if u.version))
+    return digest(variant, constraints_text(tools, extras),
+                  *(f"{t.name} {t.key(variant)}" for t in tools))
 
 
 # Run by a venv's python: its distributions, and whether each tool imports.
@@ -412,7 +426,8 @@ def prepare_venv(python: Path, variant: str, tools: list[Tool],
     need no patch), made by python -m venv; reused while its inputs are unchanged, made
     anew otherwise. Returns its python and its distributions. Raises ToolError."""
     layout = layout or Layout()
-    extras = list(extras) if variant == "patched" else []
+    extras = list(extras)
+    installed = extras if variant == "patched" else []
     venv = layout.venv(variant)
     stamp = venv / ".ecosystem-key"
     key = venv_key(variant, tools, extras)
@@ -421,7 +436,7 @@ def prepare_venv(python: Path, variant: str, tools: list[Tool],
         create_venv(python, venv)  # made anew (without the stamp) if it no longer runs
         if stamp.is_file():
             say(f"{rel(venv)} is current ({len(tools)} {variant} tools)")
-            return vpy, check_venv(vpy, variant, tools, extras, layout)
+            return vpy, check_venv(vpy, variant, tools, installed, layout)
     if venv.exists():
         say(f"{rel(venv)}: its inputs changed, making it anew")
         shutil.rmtree(venv)
@@ -434,15 +449,15 @@ def prepare_venv(python: Path, variant: str, tools: list[Tool],
     for number, tool in enumerate(tools, 1):
         say(f"[{number}/{len(tools)}] {tool.name} {tool.version} ({variant})")
         wheels.append(tool_wheel(vpy, tool, variant, layout))
-    pins = [f"{u.name}=={u.version}" for u in extras if u.version]
+    pins = [f"{u.name}=={u.version}" for u in installed if u.version]
     say(f"installing {len(wheels)} {variant} wheels{' and ' + ', '.join(pins) if pins else ''}"
         f" with their dependencies into {rel(venv)} (a minute or two)")
-    sdist.install(vpy, *wheels, *pins, deps=True, env=constraints_env(), pip_python=vpy)
+    sdist.install(vpy, *wheels, *pins, deps=True, env=constraints_env(layout), pip_python=vpy)
     proc = run([vpy, "-m", "pip", "check"], capture=True, check=False, env=scrubbed_env())
     if proc.returncode != 0:
         raise ToolError(f"pip check in {rel(venv)}: the dependencies do not fit:\n"
                         f"{proc.stdout}{proc.stderr}")
-    dists = check_venv(vpy, variant, tools, extras, layout)
+    dists = check_venv(vpy, variant, tools, installed, layout)
     loose = unpinned(dists, tools, extras)
     if loose:
         say(f"warning: {rel(CONSTRAINTS)} does not pin {', '.join(loose)}: pip chose "
