@@ -696,6 +696,12 @@ def patched_interpreter(python: Path) -> str:
     return out[0]
 
 
+def shown_path(path: Path) -> str:
+    """path as a command line would give it: ./python, not python."""
+    shown = rel(path)
+    return shown if "/" in shown else f"./{shown}"
+
+
 def say_result(what: str, result: ProbeResult) -> None:
     say(f"probe {what}: {'passes' if result.passed else 'FAILS'} in {result.seconds:.0f}s: "
         f"{result.evidence}")
@@ -847,8 +853,8 @@ def main(argv: list[str] | None = None) -> int:
         "Logs: `build/ecosystem/logs/`; each probe's work: `build/ecosystem/probes/`.",
     ]
     data = {"date": time.strftime("%Y-%m-%d"),
-            "interpreter": f"`{rel(python)}` (Python {version} with the PEP 671 series "
-                           "of `patches/`)",
+            "interpreter": f"`{shown_path(python)}` (Python {version} with the PEP 671 "
+                           "series of `patches/`)",
             "patched_tools": rows, "unpatched_tools": extra_rows,
             "upstream_tests": upstream, "notes": notes, "failed": failed}
     report = layout.root / "report.md"
