@@ -6,27 +6,23 @@ page shows each as it is written here, ``hi=>len(a)``. Importing it has no side
 effects.
 """
 
+import bisect
+
 __all__ = ["bisect_right", "insort_right", "append_to", "Batches"]
 
 
 def bisect_right(a, x, lo=0, hi=>len(a), *, key=None):
     """Return the index after the last item of the sorted list *a* that is <= *x*.
 
-    *hi* is ``len(a)`` unless given: the default reads the argument *a* of the
-    same call, which an early default could not.
+    :func:`bisect.bisect_right` with *hi* late-bound: ``len(a)`` unless given, read
+    from the argument *a* of the same call, which an early default could not do.
     """
-    while lo < hi:
-        mid = (lo + hi) // 2
-        if x < (a[mid] if key is None else key(a[mid])):
-            hi = mid
-        else:
-            lo = mid + 1
-    return lo
+    return bisect.bisect_right(a, x, lo, hi, key=key)
 
 
 def insort_right(a, x, lo=0, hi=>len(a), *, key=None) -> None:
     """Insert *x* into the sorted list *a*, after any items equal to it."""
-    a.insert(bisect_right(a, x if key is None else key(x), lo, hi, key=key), x)
+    bisect.insort_right(a, x, lo, hi, key=key)
 
 
 def append_to(item, target: list[int] => []) -> list[int]:
