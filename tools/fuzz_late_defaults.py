@@ -15,12 +15,14 @@ defaults read.
 The same function is also written with the sentinel idiom that defines the
 semantics: passed arguments and early defaults are bound first, then the
 late defaults run left to right in parameter order (positional, then
-keyword-only), each under `if p is _S:`; reading an omitted parameter whose
+keyword-only), each under `if p is _S or type(p) is LateDefaultType:` (passing
+a late-default object is leaving the argument out); reading an omitted parameter whose
 default has not run yet raises UnboundLocalError (NameError through a
 lambda), emulated with a check around each read of a late parameter.
 
 Both are called with the same random calls (positional, keywords in random
-order, *args/**kwargs unpacking, None/Ellipsis values, missing, unknown and
+order, *args/**kwargs unpacking, None/Ellipsis values, a late-default object, missing,
+unknown and
 duplicated arguments), each call repeated so that the specializing
 interpreter warms up.  The outcomes are compared: the returned tuple of all
 parameters, the exception type and message, and the evaluation log.  The
@@ -41,6 +43,7 @@ import inspect
 import random
 import sys
 import time
+import types
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -50,7 +53,10 @@ UNBOUND_MSG = "cannot access parameter {!r}: its late-bound default has not been
 FREE_MSG = ("cannot access free variable {!r} where it is not associated with a value "
             "in enclosing scope")
 
-VALUES = ["0", "1", "-7", "None", "...", "'s'", "()", "(1, None)", "True", "2.5", "'...'"]
+# _L is a late-default object: passed to a late-bound parameter it means "evaluate the
+# default"; to any other parameter it is an ordinary value.
+VALUES = ["0", "1", "-7", "None", "...", "'s'", "()", "(1, None)", "True", "2.5", "'...'",
+          "_L"]
 
 
 # --------------------------------------------------------------------------
@@ -66,6 +72,10 @@ class Sentinel:
 
 
 _S = Sentinel()
+# The type of the objects that __defaults__ holds for late-bound parameters (PEP 671);
+# None on an interpreter without them, where this program cannot run anyway.
+_LT = getattr(types, "LateDefaultType", None)
+_L = _LT("fuzz") if _LT is not None else None
 
 
 class Boom(Exception):
@@ -84,14 +94,14 @@ def _boom(name: str, *args: Any) -> Any:
 
 def _chk(value: Any, name: str) -> Any:
     """Sentinel side: a direct read of a late parameter."""
-    if value is _S:
+    if value is _S or type(value) is _LT:
         raise UnboundLocalError(UNBOUND_MSG.format(name))
     return value
 
 
 def _chkf(value: Any, name: str) -> Any:
     """Sentinel side: a read of a late parameter through a lambda."""
-    if value is _S:
+    if value is _S or type(value) is _LT:
         raise NameError(FREE_MSG.format(name))
     return value
 
@@ -103,6 +113,7 @@ async def _aid(value: Any) -> Any:
 
 def helpers() -> dict[str, Any]:
     return {"_rec": _rec, "_boom": _boom, "_chk": _chk, "_chkf": _chkf, "_S": _S,
+            "_L": _L, "_LT": _LT,
             "_aid": _aid, "__name__": "fuzzcase"}
 
 
@@ -269,7 +280,7 @@ def render(sig: Signature, sentinel: bool) -> str:
         if sentinel:
             for p in sig.params:  # already in order: positional, then keyword-only
                 if p.default == "late":
-                    lines.append(f"{ind}    if {p.name} is _S:")
+                    lines.append(f"{ind}    if {p.name} is _S or type({p.name}) is _LT:")
                     lines.append(f"{ind}        {p.name} = {late_expr(p, sig, True)}")
         if sig.form == "gen":
             lines.append(f"{ind}    yield {result_expr(sig)}")
