@@ -455,7 +455,7 @@ def report(seed: int, case: int, late_src: str, sent_src: str, mm: Mismatch) -> 
         print(f"--- call ---\n{mm.call}")
     print(f"late-bound: {mm.late!r}")
     print(f"sentinel:   {mm.sentinel!r}")
-    print(f"(replay: {sys.executable} {sys.argv[0]} --seed {seed} --case {case})")
+    print(f"(replay: {sys.executable} -m tools.fuzz_late_defaults --seed {seed} --case {case})")
     sys.stdout.flush()
 
 
