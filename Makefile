@@ -18,6 +18,8 @@ TARBALL         := build/Python-3.13.5.tar.xz
 BASELINE_SERIES := build/baseline-series
 TOOL            := $(PYTHON3) -m tools
 BUILD_TREE      := $(TOOL).build --jobs $(JOBS) $(if $(V),--verbose,)
+# what the patched interpreters call themselves in sys.version: pep671-<patches>-<digest>
+BUILD_TAG       := --build-tag "$$($(TOOL).pq version)"
 # the environment of CPython's tests: no PYTHON* variable (tools/common.py says why)
 SCRUBBED        := $(TOOL).scrubbed
 NEED_BASELINE   := test -x build/baseline/python || $(MAKE) baseline CONFIGURE_FLAGS="$(CONFIGURE_FLAGS)"
@@ -34,7 +36,7 @@ late_tests = $(SCRUBBED) $(3) -- $(1) -m test $(2) $(LATE_DEFAULT_TESTS)
 define clone_build
 	@test -d build/$(1)/.git || git clone -q build/cpython build/$(1)
 	@git -C build/$(1) fetch -q origin && git -C build/$(1) reset -q --hard FETCH_HEAD
-	@$(3) $(BUILD_TREE) --tree build/$(1) --name $(1) --regen --configure-flags="$(2)"
+	@$(3) $(BUILD_TREE) --tree build/$(1) --name $(1) --regen --configure-flags="$(2)" $(BUILD_TAG)
 endef
 
 .DEFAULT_GOAL := all
@@ -62,7 +64,7 @@ tree: fetch ## build/cpython = pristine upstream + patches/ (rebuilt when patche
 
 build: tree ## regenerate, configure (when the flags changed) and build build/cpython -> ./python
 	@$(BUILD_TREE) --tree build/cpython --name cpython --regen \
-		--configure-flags="$(CONFIGURE_FLAGS)" --link python
+		--configure-flags="$(CONFIGURE_FLAGS)" --link python $(BUILD_TAG)
 
 baseline: fetch ## unpatched upstream, same configure flags -> build/baseline/python
 	@mkdir -p $(BASELINE_SERIES) && touch $(BASELINE_SERIES)/series

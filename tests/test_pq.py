@@ -180,3 +180,19 @@ def test_prepare_keeps_a_tree_that_already_matches(upstream: Upstream, tmp_path:
     assert r.returncode == 0 and "already matches" in r.stderr, r.stderr
     assert (tree / "Makefile").is_file()
     assert "up to date" in upstream.pq("prepare", tree, patches).stderr
+
+
+def test_version_names_the_series_and_marks_unexported_work(upstream: Upstream,
+                                                            tmp_path: Path) -> None:
+    from tools.pq import series_digest
+    tree, patches = setup(upstream, tmp_path)
+    commit(tree, "README", "changed\n", "Change README")
+    r = upstream.pq("version", tree, patches)
+    assert r.returncode == 0, r.stderr
+    # the commit is not in patches/ yet: the tree is not what the series says
+    assert r.stdout.strip().endswith("-dirty") and r.stdout.startswith("pep671-1-")
+    assert upstream.pq("export", tree, patches).returncode == 0
+    clean = upstream.pq("version", tree, patches).stdout.strip()
+    assert clean == f"pep671-1-{series_digest(patches)[:12]}"
+    (tree / "README").write_text("edited, not committed\n")
+    assert upstream.pq("version", tree, patches).stdout.strip() == clean + "-dirty"

@@ -12,12 +12,22 @@ build/logs/<name>-<step>.log, whose tail is shown on failure; -v streams it):
   4. (--regen) make regen-test-frozenmain, then make -j<jobs> again
   5. (--link) write LINK, a tiny sh wrapper that execs <tree>/python
      (a symlink would break `LINK -m venv`)
+
+--build-tag TAG puts TAG into the interpreter's build information, so that
+sys.version and `python -VV` read "3.13.5 (TAG, <date>, <time>) [...]" and
+sys._git[1] is TAG. It uses the hook CPython's Makefile already has for
+Modules/getbuildinfo.c (the GITTAG/GITVERSION/GITBRANCH variables, commands
+whose output is compiled in; given on make's command line they replace the git
+commands configure found), so no patch is needed. Modules/getbuildinfo.o is
+recompiled when the tag changes. `make altinstall` in the tree must be given
+the same variables (build_info_make_vars()), or a relink would lose the tag.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import re
 import shlex
 import shutil
 import subprocess
@@ -29,6 +39,14 @@ from tools.common import REPO_ROOT, die, run_logged, say, tail
 
 REGEN_TARGETS = ["regen-token", "regen-pegen", "regen-ast", "regen-cases",
                  "regen-keyword", "regen-sre", "regen-typeslots", "regen-global-objects"]
+
+
+def build_info_make_vars(tag: str) -> list[str]:
+    """make arguments that compile tag into Modules/getbuildinfo.o (see the docstring)."""
+    if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._+-]*", tag):
+        die(f"build tag {tag!r}: use letters, digits and . _ + - only "
+            "(it is compiled into sys.version)")
+    return [f"GITTAG=echo {tag}", "GITVERSION=", "GITBRANCH="]
 
 
 class Builder:
@@ -58,6 +76,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--regen", action="store_true", help="regenerate generated files")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--link", type=Path, help="wrapper script to write that runs <tree>/python")
+    ap.add_argument("--build-tag", help="what sys.version names the build, e.g. the output of "
+                    "`python3 -m tools.pq version` (default: what configure found, git describe)")
     ap.add_argument("--logdir", type=Path, default=REPO_ROOT / "build" / "logs")
     ap.add_argument("-v", "--verbose", action="store_true", help="stream build output")
     args = ap.parse_args(argv)
@@ -70,6 +90,8 @@ def main(argv: list[str] | None = None) -> int:
         die("python3 not found (needed as PYTHON_FOR_REGEN)")
     b = Builder(tree, args.name, args.logdir.absolute(), args.verbose)
     make = ["make", f"-j{args.jobs}"]
+    if args.build_tag is not None:
+        make += build_info_make_vars(args.build_tag)
 
     flags = shlex.split(args.configure_flags)
     stamp = tree / ".pep671-configure"
@@ -83,6 +105,12 @@ def main(argv: list[str] | None = None) -> int:
         stamp.write_text(wanted)
     else:
         say(f"[{args.name}] configure: up to date ({args.configure_flags or 'default options'})")
+
+    tag_stamp = tree / ".pep671-build-tag"
+    wanted_tag = "" if args.build_tag is None else args.build_tag + "\n"
+    if (tag_stamp.read_text() if tag_stamp.is_file() else "") != wanted_tag:
+        (tree / "Modules" / "getbuildinfo.o").unlink(missing_ok=True)
+        tag_stamp.write_text(wanted_tag)
 
     if args.regen:
         b.step("regenerate generated files", "regen", ["make", *REGEN_TARGETS])

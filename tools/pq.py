@@ -10,6 +10,7 @@ Commands:
   apply    rebuild the tree from the pristine tarball + series (always)
   export   write upstream..HEAD of the tree to patches/ (deterministic)
   status   exit 1 and say what, when the tree has work not in patches/
+  version  print the build tag of the tree: pep671-<patches>-<digest>[-dirty]
 
 A tree is never rebuilt while it has unexported work (uncommitted changes,
 untracked files, or commits that are not in patches/) unless --force.
@@ -267,10 +268,18 @@ class Status:
     behind: bool = False          # patches/ changed since the tree was made
     matches: bool = False         # the tree's commits export to exactly patches/
     detail: list[str] = field(default_factory=list)
+    count: int = 0                # commits upstream..HEAD
+    digest: str = ""              # series_digest() of what they export to
 
     @property
     def dirty(self) -> bool:
         return bool(self.uncommitted) or self.unexported
+
+    @property
+    def version(self) -> str:
+        """<count>-<12 hex digits of digest>, with -dirty when the tree is not what
+        patches/ (or its last export) says: what an interpreter built from it is."""
+        return f"{self.count}-{self.digest[:12]}{'-dirty' if self.dirty else ''}"
 
 
 def require_tree(tree: Path) -> None:
@@ -291,6 +300,7 @@ def get_status(tree: Path, patches: Path) -> Status:
     with tempfile.TemporaryDirectory(prefix="pep671-status-") as tmp:
         would = Path(tmp)
         names = format_patches(tree, would)
+        st.count, st.digest = len(names), series_digest(would)
         in_patches = same_patches(would, patches)
         in_snapshot = snap.is_dir() and same_patches(would, snap)
         st.matches = in_patches
@@ -330,6 +340,21 @@ def cmd_status(args: argparse.Namespace) -> int:
               "`make` (or `python3 -m tools.pq apply`) will rebuild the tree")
     else:
         print(f"clean: {tree} matches {patches} ({n} patch{'es' if n != 1 else ''})")
+    return 0
+
+
+def build_tag(tree: Path, patches: Path) -> str:
+    """What an interpreter built from tree names itself in sys.version (tools.build
+    --build-tag): pep671-<number of patches>-<first 12 hex digits of the series digest>,
+    -dirty appended when the tree has work that is not in patches/."""
+    st = get_status(tree, patches)
+    if not st.exists:
+        die(f"no tree at {tree} (run `make tree`)")
+    return f"pep671-{st.version}"
+
+
+def cmd_version(args: argparse.Namespace) -> int:
+    print(build_tag(args.tree, args.patches))
     return 0
 
 
@@ -458,11 +483,13 @@ def main(argv: list[str] | None = None) -> int:
                    help="write upstream..HEAD of the tree to patches/")
     sub.add_parser("status", parents=[common],
                    help="exit 1 if the tree has work that is not in patches/")
+    sub.add_parser("version", parents=[common],
+                   help="print the tree's build tag, pep671-<patches>-<digest>[-dirty]")
     args = ap.parse_args(argv)
     args.tree = args.tree.absolute()
     args.patches = args.patches.absolute()
     return {"apply": cmd_apply, "prepare": cmd_prepare, "export": cmd_export,
-            "status": cmd_status}[args.cmd](args)
+            "status": cmd_status, "version": cmd_version}[args.cmd](args)
 
 
 if __name__ == "__main__":
