@@ -50,13 +50,13 @@ all: build ## fetch, patch, regenerate, configure, build -> ./python
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t20
 
-deps: ## install the Debian build dependencies (as root)
+deps: ## install the missing Debian build dependencies (as root; the first step of make)
 	@$(TOOL).deps install
 
 deps-check: ## check the Debian build dependencies; one message names the missing ones
 	@$(TOOL).deps check
 
-fetch: deps-check ## get the pinned, verified upstream tarball
+fetch: deps ## get the pinned, verified upstream tarball
 	@$(TOOL).fetch_cpython --out $(TARBALL) --apt-dir build/apt
 
 tree: fetch ## build/cpython = pristine upstream + patches/ (rebuilt when patches/ changed)

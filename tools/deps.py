@@ -1,14 +1,25 @@
-"""Check (or, as root, install) the Debian packages needed to build CPython.
+"""Check (or, as root, install) the Debian packages needed to build and test pep671.
 
+  python3 -m tools.deps install   install the missing ones (apt-get update && apt-get
+                                  install -y); run as another user, stop with the one
+                                  command to run: `sudo make deps`
   python3 -m tools.deps check     one clear message naming the missing packages; exit 1
-  python3 -m tools.deps install   apt-get update && apt-get install -y the missing ones (root)
   python3 -m tools.deps list      print the package list
+
+`make` runs `install` first (through `make deps`), so that on a fresh machine
+`make demo` and `make test`, run as root, install what they need themselves and say
+so; run as another user, they stop at once with that one command.
+
+--dry-run prints the apt-get commands instead of running them; --package NAME
+(repeatable) checks NAME instead of the list (with a package that is not installed,
+this shows what a fresh machine gets without changing this one).
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -20,43 +31,59 @@ PACKAGES = [
     "libffi-dev", "libssl-dev", "zlib1g-dev", "libbz2-dev", "liblzma-dev",
     "libsqlite3-dev", "libreadline-dev", "libncurses-dev", "uuid-dev", "tk-dev",
     "libgdbm-dev", "libgdbm-compat-dev",
+    # not for the build: `python3 -m venv` of the system python3 (Sphinx for make docs-check)
+    "python3-venv",
 ]
 
+FIX = "run `sudo make deps` (or `make deps` as root)"
 
-def missing() -> list[str]:
+
+def missing(packages: list[str]) -> list[str]:
     if not shutil.which("dpkg-query"):
         die("dpkg-query not found: this build expects a Debian (12+) system")
-    out = subprocess.run(["dpkg-query", "-W", "-f=${Package} ${db:Status-Status}\n", *PACKAGES],
+    out = subprocess.run(["dpkg-query", "-W", "-f=${Package} ${db:Status-Status}\n", *packages],
                          capture_output=True, text=True).stdout
     installed = {line.split()[0] for line in out.splitlines()
                  if line.split()[-1:] == ["installed"]}
-    return [p for p in PACKAGES if p not in installed]
+    return [p for p in packages if p not in installed]
+
+
+def install(todo: list[str], dry_run: bool) -> None:
+    env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
+    commands = [["apt-get", "update", "-q"],
+                ["apt-get", "install", "-y", "-q", "--no-install-recommends", *todo]]
+    say("installing the missing build dependencies (Debian packages): " + " ".join(todo))
+    for cmd in commands:
+        if dry_run:
+            print(f"would run: {shlex.join(cmd)}")
+        else:
+            run(cmd, env=env)
+    if not dry_run and (still := missing(todo)):
+        die("apt-get finished but these are still not installed: " + " ".join(still))
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python3 -m tools.deps", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("action", choices=["check", "install", "list"])
+    ap.add_argument("action", choices=["install", "check", "list"])
+    ap.add_argument("--dry-run", action="store_true",
+                    help="install: print the apt-get commands instead of running them")
+    ap.add_argument("--package", action="append", metavar="NAME",
+                    help="check NAME instead of the build dependencies (repeatable)")
     args = ap.parse_args(argv)
+    packages = args.package or PACKAGES
     if args.action == "list":
-        print(" ".join(PACKAGES))
+        print(" ".join(packages))
         return 0
-    todo = missing()
-    if args.action == "check":
-        if todo:
-            die("missing build dependencies (Debian packages): " + " ".join(todo) +
-                "\n  install them with `make deps` as root"
-                f" (or: apt-get install {' '.join(todo)})")
-        return 0
+    todo = missing(packages)
     if not todo:
-        say("build dependencies: all installed")
+        if args.action == "install":
+            say("build dependencies: all installed")
         return 0
-    if os.geteuid() != 0:
-        die("`make deps` must run as root; missing: " + " ".join(todo))
-    env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
-    say("installing " + " ".join(todo))
-    run(["apt-get", "update", "-q"], env=env)
-    run(["apt-get", "install", "-y", "-q", "--no-install-recommends", *todo], env=env)
+    what = "missing build dependencies (Debian packages): " + " ".join(todo)
+    if args.action == "check" or os.geteuid() != 0:
+        die(f"{what}\n  {FIX}")
+    install(todo, args.dry_run)
     return 0
 
 
