@@ -13,6 +13,9 @@ LATE_DEFAULT_TESTS ?= test_late_bound_defaults test_late_bound_hostile test_gram
                       test_opcache test_compile test_funcattrs test_symtable
 FUZZ_SEED          ?= 671
 FUZZ_SECONDS       ?= 60
+# where `make install` puts the interpreter: a directory no system Python uses, that
+# the user can write without root
+PREFIX             ?= $(HOME)/.local/pep671
 
 TARBALL         := build/Python-3.13.5.tar.xz
 BASELINE_SERIES := build/baseline-series
@@ -43,7 +46,7 @@ endef
 .NOTPARALLEL:
 .PHONY: all build deps deps-check fetch tree baseline test regrtest pytest ecosystem docs docs-check \
 	debug refleak asan freethreaded fuzz fuzz-grammar bench bench-quick bench-pyperformance \
-	bench-report demo status clean help
+	bench-report demo install dist status clean help
 
 all: build ## fetch, patch, regenerate, configure, build -> ./python
 
@@ -134,6 +137,12 @@ docs-check: tree ## fast docs check (part of make test): the PEP with -W, sphinx
 
 demo: build ## run the short tour with ./python
 	@./python examples/tour.py
+
+install: build ## install the interpreter into PREFIX (default ~/.local/pep671) like make altinstall
+	@$(TOOL).install install --prefix "$(PREFIX)"
+
+dist: build ## a relocatable build/dist/pep671-VERSION-PLATFORM.tar.xz and its SHA256SUMS
+	@$(TOOL).install dist --out-dir build/dist
 
 status: ## does build/cpython have work that is not in patches/?
 	@$(TOOL).pq status

@@ -73,7 +73,7 @@ def prerequisites() -> dict[str, list[str]]:
     return rules
 
 
-@pytest.mark.parametrize("goal", ["all", "demo", "test"])
+@pytest.mark.parametrize("goal", ["all", "demo", "test", "install", "dist"])
 def test_every_goal_starts_with_the_dependencies(goal: str) -> None:
     rules = prerequisites()
     todo, seen = [goal], set()
@@ -86,7 +86,7 @@ def test_every_goal_starts_with_the_dependencies(goal: str) -> None:
     assert rules["fetch"] == ["deps"] and rules["deps"] == []
 
 
-@pytest.mark.parametrize("goal", ["all", "demo"])
+@pytest.mark.parametrize("goal", ["all", "demo", "install", "dist"])
 def test_make_runs_the_dependency_step_first(goal: str) -> None:
     """What `make -n` shows first is `tools.deps install` (make test is left out: -n
     would run its $(MAKE) line)."""

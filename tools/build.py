@@ -56,11 +56,15 @@ class Builder:
         self.env = {k: v for k, v in os.environ.items()
                     if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL", "MAKEOVERRIDES")}
 
-    def step(self, label: str, slug: str, cmd: list[str]) -> None:
+    def step(self, label: str, slug: str, cmd: list[str], *,
+             env: dict[str, str] | None = None, cwd: Path | None = None) -> None:
+        """Run cmd (in the tree, with self.env unless given) logging to
+        <logdir>/<name>-<slug>.log; on failure show the log's tail and stop."""
         log = self.logdir / f"{self.name}-{slug}.log"
         say(f"[{self.name}] {label} (log: {os.path.relpath(log)})")
         t0 = time.monotonic()
-        rc = run_logged(cmd, log, env=self.env, cwd=self.tree, echo=self.verbose)
+        rc = run_logged(cmd, log, env=self.env if env is None else env,
+                        cwd=self.tree if cwd is None else cwd, echo=self.verbose)
         if rc != 0:
             print(tail(log, 80), file=sys.stderr)
             die(f"[{self.name}] {label} failed (exit {rc}); full log: {log}")
