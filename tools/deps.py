@@ -31,8 +31,9 @@ PACKAGES = [
     "libffi-dev", "libssl-dev", "zlib1g-dev", "libbz2-dev", "liblzma-dev",
     "libsqlite3-dev", "libreadline-dev", "libncurses-dev", "uuid-dev", "tk-dev",
     "libgdbm-dev", "libgdbm-compat-dev",
-    # not for the build: `python3 -m venv` of the system python3 (Sphinx for make docs-check)
-    "python3-venv",
+    # not for the build, for make test: `python3 -m venv` of the system python3 (Sphinx for
+    # make docs-check), valgrind (tests/test_bench_pyperformance.py, and make bench)
+    "python3-venv", "valgrind",
 ]
 
 FIX = "run `sudo make deps` (or `make deps` as root)"
