@@ -8,7 +8,8 @@ the contract. This program:
    with the patched build of every tool, and build/ecosystem/venv-stock, with the
    same releases unpatched. Each sdist is downloaded with pip and checked against
    its sha256; the patched tree gets the patch; wheels are built (pin.toml's
-   install_env in the environment) in the order of pin.toml's `needs`, then all of a
+   install_env in the environment; kept per user in ~/.cache/pep671/ecosystem-wheels)
+   in the order of pin.toml's `needs`, then all of a
    venv's wheels are installed by one pip run, so that a tool's dependency on another
    tool (Sphinx on Pygments, jedi on parso, pylint on astroid) is met by the build
    next to it, never by a release from PyPI; that is checked afterwards.
@@ -50,8 +51,8 @@ from pathlib import Path
 from typing import Any
 
 from tools import sdist
-from tools.common import (BUILD, REPO_ROOT, ToolError, built_python, create_venv, die,
-                          ensure_venv, rel, run, run_logged, say, scrubbed_env, tail)
+from tools.common import (BUILD, REPO_ROOT, ToolError, built_python, cache_dir, create_venv,
+                          die, ensure_venv, rel, run, run_logged, say, scrubbed_env, tail)
 
 THIRD_PARTY = REPO_ROOT / "third_party"
 ECOSYSTEM_TESTS = REPO_ROOT / "tests" / "ecosystem"
@@ -249,8 +250,10 @@ class Layout:
         return self.root / "logs" / f"{name}.log"
 
     def wheel_dir(self, tool: Tool, variant: str) -> Path:
-        return self.root / "wheels" / variant / f"{tool.name}-{tool.version}-" \
-            f"{tool.key(variant)[:12]}"
+        # Per user, like the tarball: a wheel depends only on the pin, the patch and
+        # the build environment, which its key covers, so a fresh clone (CI) reuses it.
+        return cache_dir() / "ecosystem-wheels" / variant / \
+            f"{tool.name}-{tool.version}-{tool.key(variant)[:12]}"
 
 
 def constraints_text(tools: list[Tool], extras: list[Unpatched]) -> str:
