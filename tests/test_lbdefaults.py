@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 
 from tools.lbdefaults import analysis, rewrite
-from tools.lbdefaults.cli import analyse
+from tools.lbdefaults.cli import SelectionError, analyse, choose
 
 REPO = Path(__file__).resolve().parent.parent
 FIXTURES = Path(__file__).resolve().parent / "lbdefaults_fixtures"
@@ -408,3 +408,57 @@ def test_census_and_rst(tmp_path: Path) -> None:
     assert text.startswith("Produced with ``./python -m tools.lbdefaults --census")
     assert ".. list-table:: Candidates by verdict" in text
     assert "``<param>.<attr>``" in text
+
+
+# --------------------------------------------------------------------------
+# choosing other rewrites than the safe ones (--apply, --select; make dogfood)
+
+
+def test_choose_by_verdict(results: list[analysis.FileResult]) -> None:
+    def chosen(apply: set[str]) -> set[tuple[str, str]]:
+        return {(c.function, c.parameter) for cs in choose(results, apply).values() for c in cs}
+
+    assert chosen({SAFE}) == {k for k, (v, _) in EXPECTED.items() if v == SAFE}
+    assert chosen({SAFE, REVIEW}) == {k for k, (v, _) in EXPECTED.items() if v != UNSAFE}
+    assert chosen({REVIEW}) == {k for k, (v, _) in EXPECTED.items() if v == REVIEW}
+
+
+def test_choose_a_selection(results: list[analysis.FileResult]) -> None:
+    cands = by_key(results)
+    pick = [cands[("_multi", "b")], cands[("_multi", "c")], cands[("public_func", "x")]]
+    selection = [c.to_json() for c in pick]
+    got = choose(results, {SAFE, REVIEW}, selection)
+    assert sorted((c.function, c.parameter) for cs in got.values() for c in cs) == [
+        ("_multi", "b"), ("_multi", "c"), ("public_func", "x")]
+    # a listed candidate whose verdict is not applied is an error, not skipped
+    with pytest.raises(SelectionError, match=r"public_func\(x\) is needs review, not one of"):
+        choose(results, {SAFE}, selection)
+    # a check without the check before it in the same body would run first
+    with pytest.raises(SelectionError, match=r"_multi\(c\) follows the check of 'b'"):
+        choose(results, {SAFE}, [cands[("_multi", "c")].to_json()])
+    gone = dict(cands[("_if_basic", "hi")].to_json(), line=1)
+    with pytest.raises(SelectionError, match=r"no candidate for parameter 'hi' there"):
+        choose(results, {SAFE}, [gone])
+    with pytest.raises(SelectionError, match="needs path, line, parameter"):
+        choose(results, {SAFE}, [{"path": "x.py"}])
+
+
+def test_write_with_apply_and_select(tmp_path: Path) -> None:
+    tree = tmp_path / "tree"
+    shutil.copytree(FIXTURES, tree)
+    listed = json.loads(run_tool("--json", str(tree)).stdout)
+    pick = [d for d in listed if d["function"] in ("public_func", "_if_basic")]
+    select = tmp_path / "select.json"
+    select.write_text(json.dumps(pick))
+    refused = run_tool("--write", "--select", str(select), str(tree))
+    assert refused.returncode == 2 and "is needs review, not one of --apply" in refused.stderr
+    assert "rewrote" not in refused.stderr
+    proc = run_tool("--write", "--apply", "safe,needs-review", "--select", str(select), str(tree))
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr.count("rewrote 1 default(s)") == 2
+    public = (tree / "public_cases.py").read_text(encoding="utf-8")
+    assert "def public_func(x=>[]):" in public
+    safe = (tree / "safe_cases.py").read_text(encoding="utf-8")
+    assert "def _if_basic(a, hi=>len(a)):" in safe and "def _ifexp(a, n=None):" in safe
+    bad = run_tool("--diff", "--apply", "safe,risky", str(tree))
+    assert bad.returncode == 2 and "unknown verdict(s) risky" in bad.stderr

@@ -9,14 +9,14 @@ import os
 import shlex
 import sys
 from pathlib import Path
-from typing import Iterator, Sequence
+from typing import Collection, Iterator, Sequence
 
 from . import LIMITATIONS
 from . import __doc__ as PACKAGE_DOC
 from .analysis import (SAFE, SHAPE_DOC, VERDICTS, Candidate, FileResult, Index, prescan_sentinels,
                        read_source)
 from .census import as_rst, as_text, build
-from .rewrite import RewriteError, rewrite_text, unified_diff, write_file
+from .rewrite import RewriteError, rewrite_all, unified_diff, write_file
 from .scanner import scan_file
 from .verdicts import decide
 
@@ -28,7 +28,7 @@ the body; only a leading run of checks can be safe):
 """ + "".join(f"  {k:<15} {v}\n" for k, v in SHAPE_DOC.items()) + """
 verdicts:
   safe           the rewrite keeps the behaviour for every caller the tool
-                 can see (--diff/--write apply only these)
+                 can see (--diff/--write apply only these, unless --apply)
   needs review   would be safe, but callers the tool cannot see may pass the
                  marker (public API, importable sentinel, decorated, ...)
   unsafe         the rewrite would change behaviour (the reason says why)
@@ -57,13 +57,25 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
                                     "its candidates (repeatable)")
     ap.add_argument("--verdict", choices=VERDICTS, action="append",
                     help="report only candidates with this verdict (repeatable)")
+    ap.add_argument("--apply", type=verdict_set, default=frozenset({SAFE}),
+                    metavar="VERDICTS",
+                    help="the verdicts whose candidates --diff and --write rewrite, "
+                         f"comma-separated, of {', '.join(VERDICT_WORDS)} (default: safe); "
+                         "anything but safe may change behaviour: for testing the "
+                         "analysis, not for migrating code")
+    ap.add_argument("--select", type=Path, metavar="FILE",
+                    help="rewrite only the candidates listed in FILE, a JSON list in the "
+                         "form --json prints (path, line and parameter identify one); "
+                         "each must be found and have a verdict of --apply, and a check "
+                         "that follows another in the same body needs that one too")
     out = ap.add_argument_group("output (the text report is printed when none of "
                                 "--json, --diff, --census is given)")
     out.add_argument("--json", action="store_true", help="print the candidates as JSON")
     out.add_argument("--diff", action="store_true",
-                     help="print a unified diff of the safe rewrites")
+                     help="print a unified diff of the rewrites (those of --apply and "
+                          "--select; by default the safe ones)")
     out.add_argument("--write", action="store_true",
-                     help="apply the safe rewrites in place (each file is verified "
+                     help="make those rewrites in place (each file is verified "
                           "to compile with the running interpreter first; prints "
                           "what was written instead of the report)")
     out.add_argument("--census", action="store_true", help="print aggregate counts")
@@ -73,6 +85,77 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
                      help="command line to quote in the RST intro (default: this one)")
     out.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
     return ap.parse_args(argv)
+
+
+VERDICT_WORDS = {v.replace(" ", "-"): v for v in VERDICTS}
+
+
+def verdict_set(text: str) -> frozenset[str]:
+    """`safe,needs-review` -> {"safe", "needs review"} (for --apply)."""
+    words = [w.strip() for w in text.split(",") if w.strip()]
+    unknown = [w for w in words if w not in VERDICT_WORDS]
+    if unknown or not words:
+        raise argparse.ArgumentTypeError(
+            f"unknown verdict(s) {', '.join(unknown) or '(none given)'}: "
+            f"use a comma-separated list of {', '.join(VERDICT_WORDS)}")
+    return frozenset(VERDICT_WORDS[w] for w in words)
+
+
+class SelectionError(Exception):
+    """--select names a candidate that cannot be rewritten as asked."""
+
+
+def candidate_key(item: Candidate | dict[str, object]) -> tuple[str, int, str]:
+    """What identifies a candidate in a --select list: its file, the line of its
+    check and its parameter."""
+    if isinstance(item, Candidate):
+        return item.path, item.line, item.parameter
+    try:
+        return str(item["path"]), int(item["line"]), str(item["parameter"])  # type: ignore[call-overload]
+    except (KeyError, TypeError, ValueError):
+        raise SelectionError(f"not a candidate (needs path, line, parameter): {item!r}") from None
+
+
+def choose(results: Sequence[FileResult], apply: Collection[str],
+           selection: Sequence[dict[str, object]] | None = None
+           ) -> dict[str, list[Candidate]]:
+    """path -> the candidates to rewrite: those whose verdict is in `apply` and,
+    with a selection, listed in it. Raises SelectionError for a selected
+    candidate that is not found or whose verdict is not applied, and for a check
+    selected without a check that comes before it in the same body (moving only
+    the later one would change the order in which the defaults are computed)."""
+    wanted = None if selection is None else {candidate_key(i) for i in selection}
+    chosen: dict[str, list[Candidate]] = {}
+    found: set[tuple[str, int, str]] = set()
+    problems: list[str] = []
+    for r in results:
+        keep = []
+        for c in r.candidates:
+            key = candidate_key(c)
+            if wanted is not None and key not in wanted:
+                continue
+            found.add(key)
+            if c.verdict not in apply:
+                if wanted is not None:
+                    problems.append(f"{c.path}:{c.line}: {c.function}({c.parameter}) is "
+                                    f"{c.verdict}, not one of --apply")
+                continue
+            keep.append(c)
+        kept = {id(c) for c in keep}
+        for c in keep:
+            missing = [r.candidates[j] for j in c.run_before if id(r.candidates[j]) not in kept]
+            if missing:
+                m = missing[0]
+                problems.append(f"{c.path}:{c.line}: {c.function}({c.parameter}) follows the "
+                                f"check of '{m.parameter}' (line {m.line}), which is not "
+                                f"rewritten: select it too")
+        if keep:
+            chosen[r.path] = keep
+    for key in sorted((wanted or set()) - found):
+        problems.append(f"{key[0]}:{key[1]}: no candidate for parameter '{key[2]}' there")
+    if problems:
+        raise SelectionError("\n".join(problems))
+    return chosen
 
 
 def _excluded(rel: str, patterns: Sequence[str]) -> bool:
@@ -174,11 +257,23 @@ def _main(argv: Sequence[str] | None) -> int:
     if args.json:
         json.dump([c.to_json() for c in shown], sys.stdout, indent=1, ensure_ascii=False)
         sys.stdout.write("\n")
+    chosen: dict[str, list[Candidate]] = {}
+    if args.diff or args.write:
+        try:
+            selection = None
+            if args.select is not None:
+                selection = json.loads(args.select.read_text(encoding="utf-8"))
+                if not isinstance(selection, list):
+                    raise SelectionError(f"{args.select}: not a JSON list")
+            chosen = choose(results, args.apply, selection)
+        except (OSError, ValueError, SelectionError) as exc:
+            print(f"lbdefaults: --select: {exc}", file=sys.stderr)
+            return 2
     if args.diff:
         for r in results:
-            if r.text is not None and any(c.verdict == SAFE for c in r.candidates):
+            if r.text is not None and r.path in chosen:
                 sys.stdout.write(unified_diff(r.path, r.text,
-                                              rewrite_text(r.text, r.candidates)))
+                                              rewrite_all(r.text, chosen[r.path])))
     if args.census or args.census_rst:
         census = build(everything, files, failed)
         if args.census:
@@ -209,10 +304,11 @@ def _main(argv: Sequence[str] | None) -> int:
                   file=sys.stderr)
     if args.write:
         for r in results:
-            if r.text is None or not any(c.verdict == SAFE for c in r.candidates):
+            if r.text is None or r.path not in chosen:
                 continue
             try:
-                n = write_file(Path(r.path), r.path, r.text, r.encoding, r.candidates)
+                n = write_file(Path(r.path), r.path, r.text, r.encoding, chosen[r.path],
+                               apply=args.apply)
             except (RewriteError, OSError) as exc:
                 print(f"{r.path}: not rewritten: {exc}", file=sys.stderr)
                 status = 1

@@ -1,4 +1,4 @@
-"""Rewriting safe candidates: `x=None` + check  ->  `x=>EXPR`.
+"""Rewriting candidates (the safe ones unless told otherwise): `x=None` + check  ->  `x=>EXPR`.
 
 Edits are made by source position on the original text, so everything else in
 the file stays byte-identical (encoding, newlines, comments, formatting).
@@ -14,7 +14,7 @@ import shutil
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import Callable, Collection, Sequence
 
 from .analysis import SAFE, Candidate, Loc, split_lines
 
@@ -51,7 +51,7 @@ def _find_equals(gap: str) -> int:
 
 
 def plan_edits(text: str, candidates: Sequence[Candidate]) -> list[Edit]:
-    """Edits that rewrite the given (safe) candidates of one file."""
+    """Edits that rewrite all the given candidates of one file."""
     lines = split_lines(text)
     starts = _offsets(lines)
 
@@ -112,17 +112,22 @@ def apply_edits(text: str, edits: Sequence[Edit]) -> str:
     return "".join(out)
 
 
-def rewrite_text(text: str, candidates: Sequence[Candidate]) -> str:
-    safe = [c for c in candidates if c.verdict == SAFE]
-    if not safe:
-        return text
-    return apply_edits(text, plan_edits(text, safe))
+def rewrite_text(text: str, candidates: Sequence[Candidate],
+                 apply: Collection[str] = (SAFE,)) -> str:
+    """text with the candidates whose verdict is in `apply` rewritten."""
+    return rewrite_all(text, [c for c in candidates if c.verdict in apply])
+
+
+def rewrite_all(text: str, chosen: Sequence[Candidate]) -> str:
+    """text with every candidate of `chosen` rewritten, whatever its verdict."""
+    return apply_edits(text, plan_edits(text, chosen)) if chosen else text
 
 
 def check_compiles(new_text: str, path: str, candidates: Sequence[Candidate],
                    old_late: int | None = None) -> None:
     """Raise RewriteError unless `new_text` compiles with the running
-    interpreter and has a late-bound default for every rewritten parameter."""
+    interpreter and has a late-bound default for every candidate given (the
+    rewritten ones)."""
     try:
         tree = ast.parse(new_text, filename=path)
         compile(tree, path, "exec", dont_inherit=True)
@@ -141,7 +146,7 @@ def check_compiles(new_text: str, path: str, candidates: Sequence[Candidate],
             pairs += list(zip(a.kwonlyargs, a.kw_defaults))
             late += [(node.name, p.arg) for p, d in pairs if isinstance(d, late_default)]
     for c in candidates:
-        if c.verdict == SAFE and (c.func_name, c.parameter) not in late:
+        if (c.func_name, c.parameter) not in late:
             raise RewriteError(f"rewritten file lacks the late default of "
                                f"{c.function}({c.parameter})")
     if old_late is not None and len(late) != old_late + len(candidates):
@@ -164,18 +169,20 @@ def unified_diff(path: str, old: str, new: str) -> str:
 
 def write_file(path: Path, display: str, text: str, encoding: str,
                candidates: Sequence[Candidate],
-               rewriter: Callable[[str, Sequence[Candidate]], str] = rewrite_text) -> int:
-    """Rewrite one file in place; return the number of defaults rewritten.
+               rewriter: Callable[[str, Sequence[Candidate]], str] = rewrite_all,
+               apply: Collection[str] = (SAFE,)) -> int:
+    """Rewrite the candidates whose verdict is in `apply` of one file in place;
+    return the number of defaults rewritten.
 
     The new text is verified (compiles with the running interpreter, has the
     late defaults) before the file is replaced atomically; on any problem the
     file is left untouched and RewriteError is raised.
     """
-    safe = [c for c in candidates if c.verdict == SAFE]
-    if not safe:
+    chosen = [c for c in candidates if c.verdict in apply]
+    if not chosen:
         return 0
-    new = rewriter(text, candidates)
-    check_compiles(new, display, safe, count_late_defaults(text))
+    new = rewriter(text, chosen)
+    check_compiles(new, display, chosen, count_late_defaults(text))
     if path.read_bytes() != text.encode(encoding):
         raise RewriteError("file changed while it was being analysed")
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".lbdefaults", dir=path.parent)
@@ -187,4 +194,4 @@ def write_file(path: Path, display: str, text: str, encoding: str,
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
-    return len(safe)
+    return len(chosen)
