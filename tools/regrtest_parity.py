@@ -20,6 +20,11 @@
 4. Exit 1 only for files that failed twice on PYTHON and pass on the
    baseline; failures shared with the baseline are printed, not counted.
    Exit 1 also when regrtest did not finish (no result line) or ran no tests.
+   --summary-json writes these lists for a driver (tools.dogfood).
+
+The baseline need not be the unpatched upstream build: `make dogfood` compares
+a tree whose Lib/ is rewritten with the patched tree (--baseline-python
+./python --baseline-label ... --no-cache).
 
 The verdicts come from regrtest's closing summary, not from its --junit-xml
 file: in 3.13 that file holds one <testsuite> per test file that ran to the
@@ -43,8 +48,8 @@ import sys
 import time
 from pathlib import Path
 
-from tools.common import (REPO_ROOT, TARBALL_SHA256, built_python, cache_dir, die, run_logged,
-                          say, scrubbed_env)
+from tools.common import (REPO_ROOT, TARBALL_SHA256, ToolError, base_executable, built_python,
+                          cache_dir, die, run_logged, say, scrubbed_env)
 
 HEADER = re.compile(r"^(\d+) (test|tests|re-run test|re-run tests) (.+):$")
 
@@ -90,7 +95,12 @@ def machine_id() -> str:
 
 
 def test_exists(python: Path, name: str) -> bool:
-    libtest = python.resolve().parent / "Lib" / "test"
+    """Does the tree of python (an in-tree build, or a wrapper that runs one) have
+    the test file or package `name`?"""
+    try:
+        libtest = base_executable(python).parent / "Lib" / "test"
+    except ToolError as exc:
+        die(str(exc))
     rel = name.removeprefix("test.").replace(".", "/")
     return (libtest / f"{rel}.py").is_file() or (libtest / rel).is_dir()
 
@@ -113,7 +123,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--timeout", type=int, default=1200, help="per-test timeout, seconds")
     ap.add_argument("--tests", default="", help="test names to run (default: the full suite)")
     ap.add_argument("--configure-flags", default="", help="part of the baseline cache key")
-    ap.add_argument("--no-cache", action="store_true", help="ignore cached baseline verdicts")
+    ap.add_argument("--baseline-label", default="the baseline",
+                    help="what the baseline is, in messages (default: %(default)r)")
+    ap.add_argument("--no-cache", action="store_true",
+                    help="neither read nor write the cached baseline verdicts (whose key "
+                         "assumes the baseline is the unpatched upstream build)")
+    ap.add_argument("--summary-json", type=Path,
+                    help="also write the verdict lists to this JSON file")
     ap.add_argument("--logdir", type=Path, default=REPO_ROOT / "build" / "logs")
     args = ap.parse_args(argv)
 
@@ -152,29 +168,32 @@ def main(argv: list[str] | None = None) -> int:
         except ValueError:
             verdicts = {}
     baseline = args.baseline_python.absolute()
+    label = args.baseline_label
     built = False
     for name in twice:
         if name in verdicts and verdicts[name] in ("pass", "fail"):
-            say(f"baseline verdict for {name}: {verdicts[name]} (cached in {cache_file})")
+            say(f"verdict of {label} for {name}: {verdicts[name]} (cached in {cache_file})")
             continue
         if not built and not baseline.exists():
-            say(f"building the baseline: {args.build_baseline}")
+            say(f"building {label}: {args.build_baseline}")
             if subprocess.run(args.build_baseline, shell=True, cwd=REPO_ROOT).returncode != 0:
-                die("building the baseline failed")
+                die(f"building {label} failed")
         built = True
         if not test_exists(baseline, name):
             verdicts[name] = "absent"
-            say(f"baseline: {name} does not exist there (a test we add); counts as passing")
+            say(f"{label}: {name} does not exist there (a test we add); counts as passing")
             continue
-        say(f"running {name} on the baseline")
+        say(f"running {name} on {label}")
         brc, _ = run_suite([str(baseline), "-m", "test", "--timeout", str(args.timeout),
                              "-j1", "-W", name], args.logdir / f"regrtest-baseline-{name}.log",
                             echo=False)
         verdicts[name] = "pass" if brc == 0 else "fail"
-        say(f"  {name} on the baseline: {verdicts[name]}")
-        cache_file.parent.mkdir(parents=True, exist_ok=True)
-        cache_file.write_text(json.dumps(
-            {k: v for k, v in sorted(verdicts.items()) if v in ("pass", "fail")}, indent=1) + "\n")
+        say(f"  {name} on {label}: {verdicts[name]}")
+        if not args.no_cache:
+            cache_file.parent.mkdir(parents=True, exist_ok=True)
+            cache_file.write_text(json.dumps(
+                {k: v for k, v in sorted(verdicts.items()) if v in ("pass", "fail")},
+                indent=1) + "\n")
 
     shared = [n for n in twice if verdicts.get(n) == "fail"]
     regressions = [n for n in twice if verdicts.get(n) in ("pass", "absent")]
@@ -184,9 +203,16 @@ def main(argv: list[str] | None = None) -> int:
     print(f"failed on the first run: {' '.join(failed) or 'none'}")
     print(f"flaky (passed when rerun): {' '.join(flaky) or 'none'}")
     print(f"env changed (reported only): {' '.join(env_changed) or 'none'}")
-    print(f"failures shared with the baseline (not counted): {' '.join(shared) or 'none'}")
-    print(f"regressions (fail twice on {os.path.relpath(python)}, pass on the baseline): "
+    print(f"failures shared with {label} (not counted): {' '.join(shared) or 'none'}")
+    print(f"regressions (fail twice on {os.path.relpath(python)}, pass on {label}): "
           f"{' '.join(regressions) or 'none'}")
+    if args.summary_json:
+        args.summary_json.parent.mkdir(parents=True, exist_ok=True)
+        args.summary_json.write_text(json.dumps(
+            {"failed": failed, "flaky": flaky, "env_changed": env_changed, "shared": shared,
+             "regressions": regressions, "minutes": round(minutes, 1),
+             "logs": {n: str(args.logdir / f"regrtest-rerun-{n}.log") for n in twice}},
+            indent=1) + "\n")
     if regressions:
         print("regrtest parity: FAILED; logs: " + ", ".join(
             os.path.relpath(args.logdir / f"regrtest-rerun-{n}.log") for n in regressions))
