@@ -172,15 +172,17 @@ def pyperf_worker(venv_py: Path, script: Path, loops: int, task: int | None,
 
 
 def run_pyperformance_callgrind(st: State, venvs: dict[str, Path], jobs: int,
-                                names: Sequence[str] = PYPERFORMANCE_SUBSET) -> None:
-    """The pyperformance subset counted by callgrind, patched vs baseline.
+                                names: Sequence[str] = PYPERFORMANCE_SUBSET,
+                                tags: tuple[str, str] = ("patched", "baseline")) -> None:
+    """The pyperformance subset counted by callgrind, tags[0] vs tags[1] (venvs holds the
+    venv python of each; default: patched vs baseline).
 
     Wall-clock pyperformance on a shared machine varies by more than the 1% target; the
     instructions each benchmark executes per loop do not.  For each benchmark task
     (pyperf's --worker-task) the same loop counts L and 2L run on both interpreters, and
     (count(2L) - count(L)) / L is its instructions per loop: startup, imports and the
     first loop's warm-up cancel out.  L is chosen natively so that L loops take about
-    PPCG_NATIVE_SECONDS on the patched interpreter."""
+    PPCG_NATIVE_SECONDS on the interpreter of tags[0]; the ratio is tags[0] / tags[1]."""
     part = st.part("pyperformance (callgrind)")
     if shutil.which("valgrind") is None:
         part.status, part.why = "SKIPPED", "valgrind not found"
@@ -189,13 +191,14 @@ def run_pyperformance_callgrind(st: State, venvs: dict[str, Path], jobs: int,
     wdir = st.out / "pyperformance-callgrind"
     wdir.mkdir(parents=True, exist_ok=True)
     try:
-        scripts = pyperformance_scripts(venvs["patched"], names)
-        # the tasks of each script and their native time per loop, on the patched python
+        first = venvs[tags[0]]
+        scripts = pyperformance_scripts(first, names)
+        # the tasks of each script and their native time per loop, on tags[0]'s python
         tasks: list[tuple[str, Path, int, int]] = []  # (name, script, task, loops)
         for bench, script in scripts.items():
             probe = wdir / f"{bench}-probe.json"
-            pyperf_worker(venvs["patched"], script, 1, None, probe, valgrind=False)
-            (found,) = pyperf_read(venvs["patched"], probe)
+            pyperf_worker(first, script, 1, None, probe, valgrind=False)
+            (found,) = pyperf_read(first, probe)
             for task, b in enumerate(found):
                 name = b["name"]
                 # pyperf's values are per inner loop; --loops counts outer loops
@@ -208,7 +211,7 @@ def run_pyperformance_callgrind(st: State, venvs: dict[str, Path], jobs: int,
         with concurrent.futures.ThreadPoolExecutor(jobs) as pool:
             futs = {}
             for name, script, task, loops in tasks:
-                for tag in ("patched", "baseline"):
+                for tag in tags:
                     for n in (loops, 2 * loops):
                         out = wdir / f"{name}-{tag}-{n}.json"
                         futs[pool.submit(pyperf_worker, venvs[tag], script, n, task, out,
@@ -221,9 +224,8 @@ def run_pyperformance_callgrind(st: State, venvs: dict[str, Path], jobs: int,
     rows: dict[str, dict[str, Any]] = {}
     for name, _script, _task, loops in tasks:
         per = {tag: (counts[(name, tag, 2 * loops)] - counts[(name, tag, loops)]) / loops
-               for tag in ("patched", "baseline")}
-        rows[name] = {"loops": loops, "patched": per["patched"], "baseline": per["baseline"],
-                      "ratio": per["patched"] / per["baseline"]}
+               for tag in tags}
+        rows[name] = {"loops": loops, **per, "ratio": per[tags[0]] / per[tags[1]]}
     st.data["pyperformance_callgrind"] = {
         "rows": rows, "geomean": geomean(r["ratio"] for r in rows.values())}
     say(f"pyperformance (callgrind): done in {time.perf_counter() - t0:.0f}s")
