@@ -199,6 +199,13 @@ def run_pyperformance_callgrind(st: State, venvs: dict[str, Path], jobs: int,
             probe = wdir / f"{bench}-probe.json"
             pyperf_worker(first, script, 1, None, probe, valgrind=False)
             (found,) = pyperf_read(first, probe)
+            # one native run on each other interpreter too: a counted run that finds no
+            # .pyc compiles what it imports, and the two counted runs of a task, which
+            # go in parallel, may each find the other's .pyc or not, so the compile
+            # work would not cancel out (it did not for a fresh venv)
+            for tag in tags[1:]:
+                pyperf_worker(venvs[tag], script, 1, None, wdir / f"{bench}-warm-{tag}.json",
+                              valgrind=False)
             for task, b in enumerate(found):
                 name = b["name"]
                 # pyperf's values are per inner loop; --loops counts outer loops
