@@ -16,6 +16,8 @@ FUZZ_SECONDS       ?= 60
 # where `make install` puts the interpreter: a directory no system Python uses, that
 # the user can write without root
 PREFIX             ?= $(HOME)/.local/pep671
+# make dogfood: the lbdefaults verdicts whose rewrites of Lib/ are tested
+DOGFOOD            ?= safe
 
 TARBALL         := build/Python-3.13.5.tar.xz
 BASELINE_SERIES := build/baseline-series
@@ -46,7 +48,7 @@ endef
 .NOTPARALLEL:
 .PHONY: all build deps deps-check fetch tree baseline test regrtest pytest ecosystem docs docs-check \
 	debug refleak asan freethreaded fuzz fuzz-grammar bench bench-quick bench-pyperformance \
-	bench-report demo install dist status clean help
+	bench-report dogfood demo install dist status clean help
 
 all: build ## fetch, patch, regenerate, configure, build -> ./python
 
@@ -127,6 +129,9 @@ bench-report: ## render build/bench/report.md and report.png again from build/be
 	@test -x $(BENCH_PYTHON) || { echo "error: $(BENCH_PYTHON) is missing: measure first" \
 		"(make bench-quick or make bench)" >&2; exit 1; }
 	@$(BENCH_PYTHON) -m bench.report
+
+dogfood: build ## Lib/ rewritten with => (DOGFOOD=safe or safe,needs-review): regrtest parity, bisection, pyperformance counts vs ./python -> build/dogfood/report.md
+	@$(TOOL).dogfood --verdicts $(DOGFOOD) --python ./python --jobs $(JOBS) --tests "$(TESTS)"
 
 docs: build ## the PEP, the CPython docs (no new warnings), the autodoc page of examples/autodoc/
 	@status=0; $(TOOL).build_docs cpython || status=1; \
