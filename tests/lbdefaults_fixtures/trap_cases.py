@@ -139,6 +139,28 @@ def _decorated(x=None):
     return x
 
 
+_base_super = super
+
+
+class _Linked:
+    def __init__(self, parent=None, _link=None):
+        if _link is None:
+            _link = parent
+        self.parent, self.link = parent, _link
+
+
+class _LinkMixin:
+    """Forwards its own None to the next __init__ of the MRO, through an alias of
+    super (the shape of unittest.mock's CallableMixin and NonCallableMock)."""
+
+    def __init__(self, parent=None, _link=None):
+        _base_super(_LinkMixin, self).__init__(parent, _link)
+
+
+class _LinkedChild(_LinkMixin, _Linked):
+    pass
+
+
 def _callers(*args):
     _caller_none(None)
     _caller_kw(1, x=None)

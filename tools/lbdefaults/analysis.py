@@ -147,6 +147,7 @@ class CallSite:
     positional: tuple[tuple[int, bool, ArgInfo], ...]   # (index, after a *arg, info)
     keywords: tuple[tuple[str, ArgInfo], ...]
     obj: str = ""       # for `obj.name(...)`: the Name obj, or "super" for super()
+    #                     (or a module-level alias of super, `_safe_super = super`)
     cls: str = ""       # the innermost class the call is in
     star_at: int = -1   # position of the first *arg, or -1
     double_star: bool = False   # has a **kwargs argument
@@ -165,6 +166,25 @@ class Index:
     # `from m import *`) by public modules: name -> "path:line"
     reexported_names: dict[str, str] = field(default_factory=dict)
     reexported_modules: dict[str, str] = field(default_factory=dict)
+
+    def ancestors(self, name: str) -> set[str]:
+        """`name` and the names of all its base classes, transitively (by name)."""
+        found = {name}
+        todo = [name]
+        while todo:
+            for base in self.bases.get(todo.pop(), ()):
+                if base not in found:
+                    found.add(base)
+                    todo.append(base)
+        return found
+
+    def cooperating(self, name: str) -> set[str]:
+        """The classes whose `super()` calls may reach a method of `name`: the classes
+        in the MRO of any subclass of it, its mixins included (by name, a superset)."""
+        found: set[str] = set()
+        for sub in self.subclasses(name):
+            found |= self.ancestors(sub)
+        return found
 
     def subclasses(self, name: str) -> set[str]:
         """`name` and the names of all classes deriving from it (by name)."""

@@ -31,6 +31,7 @@ class _FileScanner(ast.NodeVisitor):
         stem = Path(relpath).with_suffix("")
         self.module_stem = stem.parent.name if stem.name == "__init__" else stem.name
         self.sentinels = self._module_sentinels(tree)
+        self.super_names = {"super"} | self._super_aliases(tree)
         self.public_sentinels = self._exported(tree)
         self.candidates: list[Candidate] = []
         self.scope: list[tuple[str, ast.AST]] = []   # ("class"|"def", node)
@@ -45,6 +46,14 @@ class _FileScanner(ast.NodeVisitor):
                     and not stmt.value.keywords and is_name(stmt.value.func, "object")):
                 found.add(stmt.targets[0].id)
         return found
+
+    @staticmethod
+    def _super_aliases(tree: ast.Module) -> set[str]:
+        """Module-level names bound to the builtin super (unittest.mock's
+        `_safe_super = super`)."""
+        return {stmt.targets[0].id for stmt in tree.body
+                if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1
+                and isinstance(stmt.targets[0], ast.Name) and is_name(stmt.value, "super")}
 
     @staticmethod
     def _exported(tree: ast.Module) -> set[str]:
@@ -220,7 +229,8 @@ class _FileScanner(ast.NodeVisitor):
                 base = node.func.value
                 if isinstance(base, ast.Name):
                     obj = base.id
-                elif isinstance(base, ast.Call) and is_name(base.func, "super"):
+                elif (isinstance(base, ast.Call) and isinstance(base.func, ast.Name)
+                      and base.func.id in self.super_names):
                     obj = "super"
             cls = next((n.name for k, n in reversed(self.scope)  # type: ignore[attr-defined]
                         if k == "class"), "")

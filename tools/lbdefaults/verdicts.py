@@ -64,11 +64,13 @@ def _escapes(c: Candidate, index: Index) -> list[tuple[str, str]]:
 def _caller_problems(c: Candidate, index: Index) -> list[tuple[str, str]]:
     names = {c.func_name} | index.aliases.get(c.func_name, set())
     ctor_names: set[str] = set()
+    cooperating: set[str] = set()
     constructor = c.is_method and c.func_name in ("__init__", "__new__") and c.class_chain
     if constructor:
         for cls in index.subclasses(c.class_chain[-1]):
             ctor_names.add(cls)
             ctor_names |= index.aliases.get(cls, set())
+        cooperating = index.cooperating(c.class_chain[-1])
     found: list[tuple[str, str]] = []
     unpacked: list[str] = []
     for name in sorted(names | ctor_names):
@@ -76,11 +78,12 @@ def _caller_problems(c: Candidate, index: Index) -> list[tuple[str, str]]:
             if name not in names:
                 shifts = {1}                    # Class(...): self/cls is implicit
             elif constructor:
-                # only Class.__init__(self, ...) and super().__init__(...) in a
-                # subclass reach this __init__ by that name
+                # only Class.__init__(self, ...), and super().__init__(...) in a
+                # class that can precede this one in an MRO (a subclass, or a
+                # mixin combined with it), reach this __init__ by that name
                 if site.obj in ctor_names:
                     shifts = {0}
-                elif site.obj == "super" and site.cls in ctor_names:
+                elif site.obj == "super" and site.cls in ctor_names | cooperating:
                     shifts = {1}
                 else:
                     continue
