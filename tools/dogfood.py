@@ -495,6 +495,7 @@ def main(argv: list[str] | None = None) -> int:
     r.results = {"set": set_slug(args.verdicts), "verdicts": sorted(args.verdicts),
                  "started": datetime.datetime.now().isoformat(timespec="seconds"),
                  "tree_commit": git(source, "rev-parse", "HEAD").stdout.strip(),
+                 "repo_commit": git(REPO_ROOT, "describe", "--always", "--dirty").stdout.strip(),
                  "tests": args.tests or "full suite", "timings": {}}
     t_all = time.monotonic()
     earlier_file = r.out / "results.json"
@@ -528,6 +529,8 @@ def main(argv: list[str] | None = None) -> int:
                 r.results[key] = earlier[key]
                 if timing in earlier.get("timings", {}):
                     r.results["timings"][timing] = earlier["timings"][timing]
+                r.results.setdefault("kept", {})[key] = earlier.get("kept", {}).get(
+                    key, earlier["started"])
                 say(f"keeping the {key} results of the run started {earlier['started']}")
 
     t0 = time.monotonic()
@@ -576,9 +579,13 @@ def _fmt_count(n: float) -> str:
 
 def render_set(res: dict[str, Any]) -> list[str]:
     out = [f"## Set: {res['set'].replace('+', ' + ')}", ""]
-    out.append(f"Tree: build/cpython at `{res['tree_commit'][:12]}`; run "
+    out.append(f"Tree: build/cpython at `{res['tree_commit'][:12]}`; lbdefaults and this "
+               f"driver at `{res.get('repo_commit', '?')}`; run "
                f"{res.get('started', '?')} to {res.get('finished', 'unfinished')}; "
                f"tests: {res.get('tests')}.")
+    for part, started in res.get("kept", {}).items():
+        out.append(f"The {part} results are those of the run started {started} (same tree, "
+                   f"same rewrites).")
     out.append("")
     cands = res.get("candidates", {})
     out.append(f"Candidates found by lbdefaults in Lib/ (outside Lib/test/): "
