@@ -276,7 +276,7 @@ def test_notes_are_read_by_rewrite_and_test(tmp_path: Path) -> None:
 def test_the_notes_in_the_repository_parse() -> None:
     for unit, tests in dogfood.load_notes().items():
         assert unit.startswith("Lib/") and "(" in unit, unit
-        assert tests and all(t.startswith("test_") and r for t, r in tests.items()), unit
+        assert tests and all(t.startswith(("test_", "test.")) and r for t, r in tests.items()), unit
 
 
 def results(set_verdicts: list[str], with_failure: bool) -> dict[str, object]:

@@ -87,6 +87,8 @@ EXPECTED: dict[tuple[str, str], tuple[str, str]] = {
     ("_decorated", "x"): (REVIEW, "decorated with @deco"),
     # found by make dogfood (unittest.mock): a mixin forwards None through super's alias
     ("_Linked.__init__", "_link"): (UNSAFE, "forwards its parameter '_link'"),
+    # found by make dogfood (bdb, pdb): a variable set to None in one branch
+    ("_Stepper._set_until", "lineno"): (UNSAFE, "passes 'lineno', which it may set to None"),
 }
 
 
@@ -224,12 +226,14 @@ def test_forced_rewrite_of_traps_changes_behaviour(results: list[analysis.FileRe
     """The unsafe verdicts are not over-cautious: forcing these rewrites breaks callers."""
     result = next(r for r in results if r.path.endswith("trap_cases.py"))
     forced = [dataclasses.replace(c, verdict=SAFE) for c in result.candidates
-              if c.function in ("_caller_none", "_or_form", "_Linked.__init__")]
+              if c.function in ("_caller_none", "_or_form", "_Linked.__init__",
+                                "_Stepper._set_until")]
     new = rewrite.rewrite_text(result.text or "", forced)
     ns_old, ns_new = _exec(result.text or "", "o"), _exec(new, "n")
     assert ns_old["_caller_none"](None) == [] and ns_new["_caller_none"](None) is None
     assert ns_old["_or_form"](0) == [] and ns_new["_or_form"](0) == 0
     assert ns_old["_LinkedChild"]("p").link == "p" and ns_new["_LinkedChild"]("p").link is None
+    assert ns_old["_Stepper"]().do_until("") == 1 and ns_new["_Stepper"]().do_until("") is None
 
 
 # --------------------------------------------------------------------------

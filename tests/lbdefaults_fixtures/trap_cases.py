@@ -161,6 +161,23 @@ class _LinkedChild(_LinkMixin, _Linked):
     pass
 
 
+class _Stepper:
+    """A caller passes a variable that one branch sets to None (the shape of
+    bdb's set_until and pdb's do_until)."""
+
+    def _set_until(self, frame, lineno=None):
+        if lineno is None:
+            lineno = frame + 1
+        return lineno
+
+    def do_until(self, arg):
+        if arg:
+            lineno = int(arg)
+        else:
+            lineno = None
+        return self._set_until(0, lineno)
+
+
 def _callers(*args):
     _caller_none(None)
     _caller_kw(1, x=None)

@@ -135,9 +135,10 @@ class Candidate:
 class ArgInfo:
     """What a call passes in one argument slot, when it may be the marker."""
 
-    kind: str       # "none", "name" (a Name/Attribute, value = its name), "fwd"
+    kind: str       # "none", "name" (a Name/Attribute, value = its name), "fwd",
+    #                 "none-var" (a local variable the caller sets to None somewhere)
     value: str      # for "fwd": the marker of the forwarded parameter
-    fwd_name: str = ""
+    fwd_name: str = ""   # for "fwd" and "none-var": the name passed
 
 
 @dataclass(frozen=True)

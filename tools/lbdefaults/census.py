@@ -117,6 +117,7 @@ def _reason_kind(reason: str) -> str:
         ("unpacks *args", "a caller unpacks *args/**kwargs"),
         ("caller passes the sentinel", "a caller passes the sentinel"),
         ("forwards its parameter", "a caller forwards a parameter that may be the marker"),
+        ("which it may set to None", "a caller passes a variable it may set to None"),
         ("differs for falsy values", "`x or EXPR` differs for falsy values"),
         ("reads later parameter", "EXPR reads a later parameter"),
         ("reads the parameter", "EXPR reads the parameter itself"),

@@ -8,7 +8,8 @@ from pathlib import Path
 from .analysis import (NONE, REVIEW, SHAPE_OR, UNSAFE, ArgInfo, CallSite, Candidate, FileResult,
                        Index, Loc, Positions, bound_names, callee_name, decorator_name,
                        expr_reads, is_bare_tuple, is_docstring, is_generator, is_name,
-                       marker_of, match_check, params_of, reads_locals, split_lines)
+                       marker_of, match_check, params_of, reads_locals, split_lines,
+                       walk_scope)
 
 
 def module_is_private(relpath: str) -> bool:
@@ -173,7 +174,32 @@ class _FileScanner(ast.NodeVisitor):
                 return ArgInfo("fwd", marker, arg.id)
         if name is not None and name in self.index.sentinel_names:
             return ArgInfo("name", name)
+        if isinstance(arg, ast.Name) and arg.id in self._none_locals():
+            return ArgInfo("none-var", NONE, arg.id)
         return None
+
+    def _none_locals(self) -> set[str]:
+        """Local names of the enclosing function that some statement of it sets to
+        None (`lineno = None` in one branch, a value in another): passing one may
+        pass None, wherever the assignment is."""
+        func = self._enclosing_function()
+        if func is None:
+            return set()
+        cached = getattr(func, "_lbd_none_locals", None)
+        if cached is not None:
+            return cached  # type: ignore[no-any-return]
+        out: set[str] = set()
+        for node in walk_scope(func.body):
+            if isinstance(node, ast.Assign):
+                targets, value = node.targets, node.value
+            elif isinstance(node, ast.AnnAssign) and node.value is not None:
+                targets, value = [node.target], node.value
+            else:
+                continue
+            if isinstance(value, ast.Constant) and value.value is None:
+                out.update(t.id for t in targets if isinstance(t, ast.Name))
+        func._lbd_none_locals = out  # type: ignore[union-attr]
+        return out
 
     def _forwardable(self) -> dict[str, tuple[str, int]]:
         """Parameters of the enclosing function whose default is a marker:

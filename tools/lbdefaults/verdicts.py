@@ -27,7 +27,7 @@ def _is_public(c: Candidate, index: Index) -> bool:
 
 
 def _interesting(info: ArgInfo, marker: str) -> bool:
-    if info.kind == "none":
+    if info.kind in ("none", "none-var"):
         return marker == NONE
     if info.kind == "name":
         return marker != NONE and info.value == marker
@@ -38,6 +38,8 @@ def _describe(info: ArgInfo, site: CallSite) -> str:
     where = f"{site.path}:{site.line}"
     if info.kind == "none":
         return f"caller passes None at {where}"
+    if info.kind == "none-var":
+        return f"caller at {where} passes '{info.fwd_name}', which it may set to None"
     if info.kind == "name":
         return f"caller passes the sentinel {info.value} at {where}"
     return (f"caller at {where} forwards its parameter '{info.fwd_name}' "
