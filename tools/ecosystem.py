@@ -339,9 +339,11 @@ def tool_wheel(pip_python: Path, tool: Tool, variant: str, layout: Layout) -> Pa
     return dest / wheel.name
 
 
-def venv_key(variant: str, tools: list[Tool], extras: list[Unpatched]) -> str:
+def venv_key(variant: str, tools: list[Tool], extras: list[Unpatched], layout: Layout) -> str:
+    # the wheels' directory is an input too: a venv installed from another one (an older
+    # layout, another cache) fails check_venv, so it is made anew instead
     return digest(variant, constraints_text(tools, extras),
-                  *(f"{t.name} {t.key(variant)}" for t in tools))
+                  *(f"{t.name} {t.key(variant)} {layout.wheel_dir(t, variant)}" for t in tools))
 
 
 # Run by a venv's python: its distributions, and whether each tool imports.
@@ -433,7 +435,7 @@ def prepare_venv(python: Path, variant: str, tools: list[Tool],
     installed = extras if variant == "patched" else []
     venv = layout.venv(variant)
     stamp = venv / ".ecosystem-key"
-    key = venv_key(variant, tools, extras)
+    key = venv_key(variant, tools, extras, layout)
     vpy = venv / "bin" / "python"
     if stamp.is_file() and stamp.read_text().strip() == key:
         create_venv(python, venv)  # made anew (without the stamp) if it no longer runs
