@@ -329,6 +329,14 @@ def test_report_covers_every_set(tmp_path: Path) -> None:
     assert "| chaos | 5 | 7 | _alone +2 | _alone |" in second
 
 
+def test_report_uses_the_notes_as_they_are_now() -> None:
+    res = results([SAFE, REVIEW], True)
+    text = "\n".join(dogfood.render_set(res, {"Lib/m.py:public(n)": {
+        "test_m": "a test calls public(None)"}}))
+    assert "**test_m**: a test calls public(None)" in text and "unexplained" not in text
+    assert "unexplained (guess: caller passes None" in "\n".join(dogfood.render_set(res, {}))
+
+
 def test_report_without_results_says_what_to_do(tmp_path: Path) -> None:
     proc = subprocess.run([sys.executable, "-m", "tools.dogfood", "--report-only", "--out",
                            str(tmp_path)], capture_output=True, text=True,

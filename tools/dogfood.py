@@ -577,7 +577,12 @@ def _fmt_count(n: float) -> str:
     return f"{n:,.0f}"
 
 
-def render_set(res: dict[str, Any]) -> list[str]:
+def render_set(res: dict[str, Any], notes: dict[str, dict[str, str]] | None = None
+               ) -> list[str]:
+    """A set's section of the report. A note of `notes` (tools/dogfood_notes.toml as it
+    is now) explains a failure before the note the run recorded, so that notes written
+    after a run reach the report with --report-only."""
+    notes = notes or {}
     out = [f"## Set: {res['set'].replace('+', ' + ')}", ""]
     out.append(f"Tree: build/cpython at `{res['tree_commit'][:12]}`; lbdefaults and this "
                f"driver at `{res.get('repo_commit', '?')}`; run "
@@ -617,7 +622,8 @@ def render_set(res: dict[str, Any]) -> list[str]:
             out.append(f"- `{c['unit']}` ({'/'.join(c['verdicts'])}; line {c['def_line']}): "
                        + "; ".join(f"`{x['parameter']}=>{x['expr']}`" for x in c["candidates"]))
             for t in c["tests"]:
-                why = t["note"] or f"unexplained (guess: {t['kind']}; see {c['log']})"
+                why = (notes.get(c["unit"], {}).get(t["test"]) or t["note"]
+                       or f"unexplained (guess: {t['kind']}; see {c['log']})")
                 out.append(f"  - **{t['test']}**: {why}")
                 for line in t["errors"]:
                     out.append(f"    - `{line.replace('`', chr(39))}`")
@@ -674,8 +680,9 @@ def write_report(out: Path) -> int:
              "regression suite in parity mode against the unrewritten patched tree, and "
              "the pyperformance subset of `make bench` counted by callgrind. "
              "Written by `python3 -m tools.dogfood` (`make dogfood DOGFOOD=...`).", ""]
+    notes = load_notes()
     for res in sets:
-        lines += render_set(res)
+        lines += render_set(res, notes)
     (out / "report.md").write_text("\n".join(lines).rstrip() + "\n")
     say(f"report: {os.path.relpath(out / 'report.md')}")
     return 0
