@@ -227,3 +227,14 @@ def test_report_table(tmp_path: Path) -> None:
     assert ("| Sphinx | 9.2.0 | **fails** | passes | stock: hi=len(a); "
             "patched: all late defaults shown |") in text.splitlines()
     assert "| pydoc | standard library | passes | all late defaults shown |" in text
+
+
+def test_venv_key_follows_where_the_wheels_are(monkeypatch: pytest.MonkeyPatch,
+                                               tmp_path: Path) -> None:
+    # a venv installed from wheels in another place fails check_venv: it must not be
+    # called current after the wheel cache moves (XDG_CACHE_HOME, or an older layout)
+    layout = ecosystem.Layout()
+    before = ecosystem.venv_key("patched", TOOLS, UNPATCHED, layout)
+    assert before == ecosystem.venv_key("patched", TOOLS, UNPATCHED, layout)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    assert ecosystem.venv_key("patched", TOOLS, UNPATCHED, layout) != before
