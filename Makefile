@@ -86,7 +86,7 @@ regrtest: build ## CPython's regression suite in parity mode (TESTS="..." narrow
 pytest: build ## tests/ with pytest, from a venv made by ./python -m venv
 	@$(PYTEST)
 
-ecosystem: build ## third_party/ tools stock and patched, in venvs of ./python, on =>: build/ecosystem/report.md
+ecosystem: build ## ecosystem/patched/ tools stock and patched, in venvs of ./python, on =>: build/ecosystem/report.md
 	@$(TOOL).ecosystem --python ./python
 
 debug: tree ## a --with-pydebug build of the patched tree -> build/debug/python

@@ -3,9 +3,9 @@
 pytest is the runner of this suite itself; coverage.py and numpy (a binary wheel
 built for stock CPython 3.13) are pinned in tests/requirements.txt.
 
-The tools we patch, one directory of third_party/ each (third_party/README.md is the
+The tools we patch, one directory of ecosystem/patched/ each (ecosystem/README.md is the
 contract), come from tools.ecosystem: build/ecosystem/venv holds the patched build of
-every one of them and the pinned tools that need no patch (tests/ecosystem/unpatched/);
+every one of them and the pinned tools that need no patch (ecosystem/unpatched/);
 it is made once (a few minutes; it needs PyPI) and reused while it is current. For each
 patched tool, the upstream tests its pin.toml names run from its patched sdist tree
 and must pass, the patch's own tests among them (not skipped); every probe.py must pass

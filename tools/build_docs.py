@@ -10,7 +10,7 @@ Commands:
            (no output kept) and sphinx-lint on the .rst files that the patch
            series changes
   autodoc  the autodoc page of examples/autodoc/ (a module with late defaults)
-           into build/docs/autodoc/, with the patched Sphinx of third_party/sphinx/
+           into build/docs/autodoc/, with the patched Sphinx of ecosystem/patched/sphinx/
            from build/ecosystem/venv (made by ./python, see tools.ecosystem),
            warnings being errors; fails unless every late default shows as `=>`
            with the class late_default_value

@@ -1,7 +1,7 @@
-"""make ecosystem: the third-party tools of third_party/, stock and patched, on late defaults.
+"""make ecosystem: the third-party tools of ecosystem/patched/, stock and patched, on late defaults.
 
-Every directory third_party/<tool>/ holds a patch against a pinned PyPI release
-(pin.toml, late-defaults.patch) and a probe (probe.py); third_party/README.md is
+Every directory ecosystem/patched/<tool>/ holds a patch against a pinned PyPI release
+(pin.toml, late-defaults.patch) and a probe (probe.py); ecosystem/README.md is
 the contract. This program:
 
 1. makes two venvs with the interpreter (default ./python): build/ecosystem/venv,
@@ -13,11 +13,11 @@ the contract. This program:
    venv's wheels are installed by one pip run, so that a tool's dependency on another
    tool (Sphinx on Pygments, jedi on parso, pylint on astroid) is met by the build
    next to it, never by a release from PyPI; that is checked afterwards.
-   Everything else is pinned by tests/ecosystem/constraints.txt. The patched venv
-   also gets the tools that need no patch (tests/ecosystem/unpatched/<tool>/).
+   Everything else is pinned by ecosystem/constraints.txt. The patched venv
+   also gets the tools that need no patch (ecosystem/unpatched/<tool>/).
    A venv is reused while its inputs are unchanged, and remade whole otherwise.
 2. runs each tool's probe.py against both venvs on the shared corpus
-   tests/ecosystem/corpus/late_defaults.py, the probes of the tools that need no
+   ecosystem/corpus/late_defaults.py, the probes of the tools that need no
    patch against the patched venv, and tests/test_late_bound_frameworks.py (the
    libraries that handle late defaults through the run-time model) from build/venv;
 3. writes build/ecosystem/report.md (and report.json): tool, version, stock result,
@@ -54,11 +54,11 @@ from tools import sdist
 from tools.common import (BUILD, REPO_ROOT, ToolError, built_python, cache_dir, create_venv,
                           die, ensure_venv, rel, run, run_logged, say, scrubbed_env, tail)
 
-THIRD_PARTY = REPO_ROOT / "third_party"
-ECOSYSTEM_TESTS = REPO_ROOT / "tests" / "ecosystem"
-CORPUS = ECOSYSTEM_TESTS / "corpus" / "late_defaults.py"
-UNPATCHED = ECOSYSTEM_TESTS / "unpatched"
-CONSTRAINTS = ECOSYSTEM_TESTS / "constraints.txt"
+ECOSYSTEM = REPO_ROOT / "ecosystem"
+THIRD_PARTY = ECOSYSTEM / "patched"
+CORPUS = ECOSYSTEM / "corpus" / "late_defaults.py"
+UNPATCHED = ECOSYSTEM / "unpatched"
+CONSTRAINTS = ECOSYSTEM / "constraints.txt"
 FRAMEWORK_TESTS = REPO_ROOT / "tests" / "test_late_bound_frameworks.py"
 # The libraries tests/test_late_bound_frameworks.py runs (pinned in tests/requirements.txt):
 # each test names the one it covers.
@@ -88,7 +88,7 @@ def digest(*parts: bytes | str) -> str:
 
 @dataclass(frozen=True)
 class Tool:
-    """third_party/<name>/: a patch against a pinned release, and its probe."""
+    """ecosystem/patched/<name>/: a patch against a pinned release, and its probe."""
     name: str
     dir: Path
     version: str
@@ -113,7 +113,7 @@ class Tool:
 
 @dataclass(frozen=True)
 class Unpatched:
-    """tests/ecosystem/unpatched/<name>/: a tool that shows late defaults as they are."""
+    """ecosystem/unpatched/<name>/: a tool that shows late defaults as they are."""
     name: str
     dir: Path
     version: str | None  # None: in the standard library
@@ -150,12 +150,12 @@ def _check_keys(table: dict[str, Any], allowed: set[str], what: str, where: Path
 
 
 def load_tool(directory: Path) -> Tool:
-    """third_party/<tool>/ as its pin.toml describes it; ToolError says what breaks the
-    contract (third_party/README.md)."""
+    """ecosystem/patched/<tool>/ as its pin.toml describes it; ToolError says what breaks the
+    contract (ecosystem/README.md)."""
     pin = directory / "pin.toml"
     for needed in (pin, directory / "probe.py"):
         if not needed.is_file():
-            raise ToolError(f"{rel(directory)} has no {needed.name} (third_party/README.md "
+            raise ToolError(f"{rel(directory)} has no {needed.name} (ecosystem/README.md "
                             "says what a tool's directory holds)")
     try:
         data = tomllib.loads(pin.read_text(encoding="utf-8"))
@@ -193,7 +193,7 @@ def load_tool(directory: Path) -> Tool:
 
 
 def load_tools(root: Path = THIRD_PARTY) -> list[Tool]:
-    """Every third_party/<tool>/, each after the tools it needs (then by name)."""
+    """Every ecosystem/patched/<tool>/, each after the tools it needs (then by name)."""
     tools = {d.name: load_tool(d) for d in sorted(root.iterdir())
              if d.is_dir() and not d.name.startswith((".", "_"))}
     ordered: list[Tool] = []
@@ -201,12 +201,12 @@ def load_tools(root: Path = THIRD_PARTY) -> list[Tool]:
 
     def visit(name: str, wanted_by: str) -> None:
         if name not in tools:
-            raise ToolError(f"third_party/{wanted_by}/pin.toml needs {name!r}, which is not "
-                            "a directory of third_party/")
+            raise ToolError(f"ecosystem/patched/{wanted_by}/pin.toml needs {name!r}, which is not "
+                            "a directory of ecosystem/patched/")
         if tools[name] in ordered:
             return
         if name in visiting:
-            raise ToolError(f"third_party: the needs form a cycle: {' -> '.join(visiting)}"
+            raise ToolError(f"ecosystem/patched: the needs form a cycle: {' -> '.join(visiting)}"
                             f" -> {name}")
         visiting.append(name)
         for need in tools[name].needs:
@@ -257,7 +257,7 @@ class Layout:
 
 
 def constraints_text(tools: list[Tool], extras: list[Unpatched]) -> str:
-    """tests/ecosystem/constraints.txt and the release every pin.toml names: so a tool
+    """ecosystem/constraints.txt and the release every pin.toml names: so a tool
     is that release wherever it comes in (pytokens' build backend needs mypy, typer
     depends on rich), and the stock venv gets the same rich as the patched one."""
     pins = [f"{t.name}=={t.version}" for t in tools] + \
@@ -643,11 +643,11 @@ def render_report(data: dict[str, Any]) -> str:
         "# Third-party tools on late-bound defaults",
         "",
         f"Written by `make ecosystem` (`python3 -m tools.ecosystem`) on {data['date']}, "
-        f"with {data['interpreter']}. Each tool of `third_party/` is installed twice into "
+        f"with {data['interpreter']}. Each tool of `ecosystem/patched/` is installed twice into "
         "venvs of that interpreter, as the pinned PyPI release (stock, "
-        "`build/ecosystem/venv-stock`) and with `third_party/<tool>/late-defaults.patch` "
+        "`build/ecosystem/venv-stock`) and with `ecosystem/patched/<tool>/late-defaults.patch` "
         "(patched, `build/ecosystem/venv`), and its `probe.py` runs on "
-        "`tests/ecosystem/corpus/late_defaults.py` in both. Stock results are recorded, "
+        "`ecosystem/corpus/late_defaults.py` in both. Stock results are recorded, "
         "not judged.",
         "",
         "| tool | version | stock | patched | evidence |",
@@ -663,7 +663,7 @@ def render_report(data: dict[str, Any]) -> str:
         "",
         "Tools that need no patch: the interpreter's late-default objects "
         "(`types.LateDefaultType` in `__defaults__`, `inspect.signature()` writing `=>`) "
-        "are enough. The tools of `tests/ecosystem/unpatched/` are installed, pinned, "
+        "are enough. The tools of `ecosystem/unpatched/` are installed, pinned, "
         "into `build/ecosystem/venv` next to the patched tools and probed there; the "
         "libraries that copy or wrap functions are the tests of "
         "`tests/test_late_bound_frameworks.py`, run from `build/venv`.",
@@ -775,7 +775,7 @@ def build_notes(inventories: dict[str, dict[str, dict[str, Any]]], tools: list[T
             "patched build of every tool installed, also where other distributions depend "
             "on it (" + "; ".join(f"{dists[name]['name']} for {', '.join(by)}"
                                   for name, by in sorted(users.items()) if by)
-            + "); everything else is pinned by `tests/ecosystem/constraints.txt`"
+            + "); everything else is pinned by `ecosystem/constraints.txt`"
             + (f", except {', '.join(loose)} (not pinned there yet)" if loose else "") + ".")
 
 

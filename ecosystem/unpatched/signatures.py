@@ -1,4 +1,4 @@
-"""What the probes of tests/ecosystem/unpatched/ share: the late defaults of the corpus,
+"""What the probes of ecosystem/unpatched/ share: the late defaults of the corpus,
 and a check that a tool's output shows each of them as written.
 
 These tools print ``inspect.signature()``, which writes ``hi=>len(a)`` (annotated:

@@ -1,6 +1,6 @@
 """Ecosystem probe for Sphinx: late-bound defaults render as written.
 
-Builds the tiny Sphinx project in ``tests/ecosystem/corpus/sphinx/`` (autodoc
+Builds the tiny Sphinx project in ``ecosystem/corpus/sphinx/`` (autodoc
 of the shared corpus module, plus one signature written by hand with ``=>``)
 to HTML with warnings as errors, and checks the signature of every documented
 callable: each late-bound default must read ``name=>text`` (``name: T => text``

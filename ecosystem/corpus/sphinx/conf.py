@@ -1,6 +1,6 @@
 # A tiny Sphinx project over the shared corpus (../late_defaults.py), for the
-# ecosystem check of third_party/sphinx: build it with warnings as errors,
-#     sphinx-build -W -b html tests/ecosystem/corpus/sphinx OUTDIR
+# ecosystem check of ecosystem/patched/sphinx: build it with warnings as errors,
+#     sphinx-build -W -b html ecosystem/corpus/sphinx OUTDIR
 # from an environment of the patched interpreter.
 import pathlib
 import sys
