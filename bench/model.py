@@ -9,9 +9,9 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from tools.common import scrubbed_env
+from tools.paths import REPO
 
 BENCH = Path(__file__).resolve().parent
-REPO = BENCH.parent
 MICRO = BENCH / "micro"
 HARNESS = MICRO / "harness.py"
 

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from tools.paths import BENCH_OUT, shown
 from bench.model import REPO, geomean, ratio_spread
 
 Bar = tuple[str, float, float | None, str]  # label, ratio, spread or None, group
@@ -300,8 +301,8 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m bench.report", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("results", type=Path, nargs="?",
-                    default=REPO / "build" / "bench" / "results.json",
-                    help="the results of a run (default: build/bench/results.json)")
+                    default=BENCH_OUT / "results.json",
+                    help=f"the results of a run (default: {shown(BENCH_OUT / 'results.json')})")
     args = ap.parse_args(argv)
     if not args.results.is_file():
         print(f"error: {args.results} does not exist: measure first (`make bench-quick` or "

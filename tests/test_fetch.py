@@ -12,7 +12,7 @@ PIN = "93e583f243454e6e9e4588ca2c2662206ad961659863277afcdb96801647d640"
 
 
 def test_pin_is_the_documented_one() -> None:
-    assert f'TARBALL_SHA256 = "{PIN}"' in (REPO / "tools" / "common.py").read_text()
+    assert f'TARBALL_SHA256 = "{PIN}"' in (REPO / "tools" / "paths.py").read_text()
 
 
 def test_env_tarball_with_wrong_checksum_is_refused(tmp_path: Path) -> None:

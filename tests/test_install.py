@@ -20,16 +20,17 @@ from pathlib import Path
 import pytest
 
 from conftest import REPO, tool
+from tools import paths
 from tools.common import CPYTHON_VERSION, scrubbed_env, sha256_file
 from tools.install import check_prefix
 
 PY = "python3.13"
-BUILD = (REPO / "build").resolve()
+BUILD = paths.BUILD.resolve()
 
 
 def pin(name: str) -> str:
     """name==version as tests/requirements.txt pins it."""
-    text = (REPO / "tests" / "requirements.txt").read_text()
+    text = paths.TEST_REQUIREMENTS.read_text()
     found = re.search(rf"^{re.escape(name)}==\S+", text, re.M)
     assert found, f"{name} is not pinned in tests/requirements.txt"
     return found.group(0)
@@ -107,7 +108,7 @@ def test_python_names_the_pep671_build_and_series(prefix: Path, build_tag: str) 
     version, git = run(prefix / "bin" / PY, "-c", code).stdout.splitlines()
     assert version == vv.removeprefix("Python ").strip() and git == build_tag
     # ./python is the same build
-    assert run(REPO / "python", "-c", code).stdout.splitlines()[1] == build_tag
+    assert run(paths.PYTHON, "-c", code).stdout.splitlines()[1] == build_tag
 
 
 def test_laid_out_like_altinstall(prefix: Path) -> None:

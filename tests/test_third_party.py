@@ -24,6 +24,7 @@ from pathlib import Path
 import pytest
 
 from conftest import REPO, tool
+from tools.paths import DOCS_OUT, PYTHON
 from tools import ecosystem
 from tools.common import ToolError, scrubbed_env, tail
 
@@ -97,7 +98,7 @@ UNPATCHED = ecosystem.load_unpatched()
 def ecosystem_venv() -> Path:
     """build/ecosystem/venv's python, made current (as make ecosystem makes it)."""
     try:
-        python, _ = ecosystem.prepare_venv(REPO / "python", "patched", TOOLS, UNPATCHED)
+        python, _ = ecosystem.prepare_venv(PYTHON, "patched", TOOLS, UNPATCHED)
     except ToolError as exc:
         pytest.fail(str(exc), pytrace=False)
     return python
@@ -136,7 +137,7 @@ def test_autodoc_page_shows_late_defaults(ecosystem_venv: Path) -> None:
     # make docs' autodoc page (tools/build_docs.py autodoc), on the venv made above.
     result = tool("build_docs", "autodoc", env=scrubbed_env())
     assert result.returncode == 0, result.stderr
-    page = (REPO / "build" / "docs" / "autodoc" / "index.html").read_text()
+    page = (DOCS_OUT / "autodoc" / "index.html").read_text()
     assert ('<span class="n"><span class="pre">hi</span></span><span class="o">'
             '<span class="pre">=&gt;</span></span><span class="default_value '
             'late_default_value"><span class="pre">len(a)</span></span>') in page

@@ -35,7 +35,8 @@ import sys
 import time
 from pathlib import Path
 
-from tools.common import REPO_ROOT, die, run_logged, say, tail
+from tools.paths import LOGS, TREE, shown
+from tools.common import die, run_logged, say, tail
 
 REGEN_TARGETS = ["regen-token", "regen-pegen", "regen-ast", "regen-cases",
                  "regen-keyword", "regen-sre", "regen-typeslots", "regen-global-objects"]
@@ -74,7 +75,7 @@ class Builder:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python3 -m tools.build", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--tree", type=Path, default=REPO_ROOT / "build" / "cpython")
+    ap.add_argument("--tree", type=Path, default=TREE)
     ap.add_argument("--name", default="cpython", help="label for progress lines and logs")
     ap.add_argument("--configure-flags", default="", help="extra ./configure options")
     ap.add_argument("--regen", action="store_true", help="regenerate generated files")
@@ -82,7 +83,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--link", type=Path, help="wrapper script to write that runs <tree>/python")
     ap.add_argument("--build-tag", help="what sys.version names the build, e.g. the output of "
                     "`python3 -m tools.pq version` (default: what configure found, git describe)")
-    ap.add_argument("--logdir", type=Path, default=REPO_ROOT / "build" / "logs")
+    ap.add_argument("--logdir", type=Path, default=LOGS)
     ap.add_argument("-v", "--verbose", action="store_true", help="stream build output")
     args = ap.parse_args(argv)
 
@@ -147,7 +148,7 @@ def main(argv: list[str] | None = None) -> int:
         say(f"{os.path.relpath(link)}: runs {target}")
     version = subprocess.run([str(python), "-c", "import sys; print(sys.version)"],
                              capture_output=True, text=True, cwd=tree)
-    say(f"[{args.name}] {python.relative_to(REPO_ROOT) if python.is_relative_to(REPO_ROOT) else python}: "
+    say(f"[{args.name}] {shown(python)}: "
         f"Python {version.stdout.strip()}")
     return 0
 

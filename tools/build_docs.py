@@ -32,8 +32,8 @@ import tarfile
 import tokenize
 from pathlib import Path
 
+from tools.paths import DOCS_OUT, DOCS_VENV, PYTHON, REPO, TARBALL, TREE, shown
 from tools import ecosystem
-from tools.common import REPO_ROOT as REPO
 from tools.common import (ToolError, built_python, die, ensure_venv, rel, run, run_logged, say,
                           scrubbed_env)
 
@@ -55,10 +55,10 @@ def docs_venv(venv: Path, tree: Path) -> Path:
 
 def build_pep(python: Path, out: Path | None) -> int:
     """Render the PEP with warnings as errors; out=None builds without output."""
-    builder, target = ("html", out) if out is not None else ("dummy", REPO / "build" / "docs" / "pep-check")
+    builder, target = ("html", out) if out is not None else ("dummy", DOCS_OUT / "pep-check")
     say(f"PEP: sphinx-build -b {builder} -W PEP/ {target.relative_to(REPO)}")
     result = run([str(python), "-m", "sphinx", "-b", builder, "-W", "--keep-going", "-q",
-                  "-d", str(REPO / "build" / "docs" / "pep-doctrees"),
+                  "-d", str(DOCS_OUT / "pep-doctrees"),
                   str(REPO / "PEP"), str(target)], check=False)
     if result.returncode == 0 and out is not None:
         say(f"PEP: {out.relative_to(REPO)}/pep-0671.html")
@@ -118,7 +118,7 @@ def pristine_doc(tarball: Path, dest: Path) -> Path:
 
 
 def build_cpython(python: Path, tree: Path, tarball: Path, out: Path) -> int:
-    docs = REPO / "build" / "docs"
+    docs = DOCS_OUT
     docs.mkdir(parents=True, exist_ok=True)
     patched = sphinx_warnings(python, tree / "Doc", out, docs / "cpython-html.log")
     cache = docs / "baseline-warnings.txt"
@@ -186,19 +186,19 @@ def main(argv: list[str] | None = None) -> int:
                                      epilog=__doc__.split("\n\n", 1)[1],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("command", choices=("pep", "cpython", "check", "autodoc"))
-    parser.add_argument("--tree", type=Path, default=REPO / "build" / "cpython",
-                        help="the patched tree (default: build/cpython)")
-    parser.add_argument("--tarball", type=Path, default=REPO / "build" / "Python-3.13.5.tar.xz",
+    parser.add_argument("--tree", type=Path, default=TREE,
+                        help=f"the patched tree (default: {shown(TREE)})")
+    parser.add_argument("--tarball", type=Path, default=TARBALL,
                         help="the verified upstream tarball (for the pristine docs)")
-    parser.add_argument("--venv", type=Path, default=REPO / "build" / "docs-venv",
-                        help="where to install Sphinx (default: build/docs-venv)")
-    parser.add_argument("--python", type=Path, default=REPO / "python",
+    parser.add_argument("--venv", type=Path, default=DOCS_VENV,
+                        help=f"where to install Sphinx (default: {shown(DOCS_VENV)})")
+    parser.add_argument("--python", type=Path, default=PYTHON,
                         help="autodoc: the patched interpreter (default: ./python)")
     args = parser.parse_args(argv)
     if args.command == "autodoc":
-        return build_autodoc(args.python, REPO / "build" / "docs" / "autodoc")
+        return build_autodoc(args.python, DOCS_OUT / "autodoc")
     python = docs_venv(args.venv.resolve(), args.tree.resolve())
-    docs = REPO / "build" / "docs"
+    docs = DOCS_OUT
     if args.command == "pep":
         return build_pep(python, docs / "pep")
     if args.command == "check":

@@ -1,6 +1,6 @@
 """What the pep671 tools share (stdlib only, Python 3.11+).
 
-- the upstream pin and the repository's paths;
+- the download sources of the upstream pin (the pin and all paths: tools.paths);
 - progress and errors: say() (a `==> ` line on stderr), die(), ToolError;
 - running commands: run() (output shown or captured; dies on failure) and
   run_logged() (output kept in a log file, optionally streamed too);
@@ -27,19 +27,17 @@ import threading
 from pathlib import Path
 from typing import Mapping, NoReturn, Sequence
 
-# The upstream pin.
-CPYTHON_VERSION = "3.13.5"
-TARBALL_NAME = f"Python-{CPYTHON_VERSION}.tar.xz"
-TARBALL_SHA256 = "93e583f243454e6e9e4588ca2c2662206ad961659863277afcdb96801647d640"
-TARBALL_TOPDIR = f"Python-{CPYTHON_VERSION}"
+# The pin and the paths live in tools.paths; these names stay importable from here.
+from tools.paths import (BUILD, CPYTHON_VERSION, REPO, TARBALL_NAME, TARBALL_SHA256,  # noqa: F401
+                         TARBALL_TOPDIR)
+
 PYTHON_ORG_URL = f"https://www.python.org/ftp/python/{CPYTHON_VERSION}/{TARBALL_NAME}"
 DEBIAN_SOURCE_PACKAGE = "python3.13"
 DEBIAN_SOURCE_VERSION = "3.13.5-2+deb13u5"
 DEBIAN_SUITE = "trixie"
 DEBIAN_ORIG_NAME = f"{DEBIAN_SOURCE_PACKAGE}_{CPYTHON_VERSION}.orig.tar.xz"
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
-BUILD = REPO_ROOT / "build"
+REPO_ROOT = REPO  # the older name, kept for code written against it; use tools.paths.REPO
 PIP_QUIET = ["-q", "--disable-pip-version-check"]
 
 

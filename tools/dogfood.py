@@ -52,15 +52,17 @@ from typing import Any, Callable, Iterable, Sequence
 
 from bench.timed import PYPERFORMANCE_SUBSET
 from bench.model import bench_env
-from tools.common import (REPO_ROOT, ToolError, built_python, die, ensure_venv, run, run_logged,
+from tools import paths
+from tools.paths import DOGFOOD_OUT, PYTHON, REPO, TREE
+from tools.common import (ToolError, built_python, die, ensure_venv, run, run_logged,
                           say, scrubbed_env, tail)
 from tools.lbdefaults.analysis import VERDICTS
 from tools.lbdefaults.cli import VERDICT_WORDS, candidate_key, verdict_set
 from tools.pq import git, is_generated
 from tools.regrtest_parity import parse_summary
 
-OUT = REPO_ROOT / "build" / "dogfood"
-NOTES = REPO_ROOT / "tools" / "dogfood_notes.toml"
+OUT = DOGFOOD_OUT
+NOTES = REPO / "tools" / "dogfood_notes.toml"
 
 Unit = tuple[str, int]   # (path of the file relative to the tree, line of the def)
 
@@ -117,7 +119,7 @@ def build_tree(tree: Path, logs: Path, jobs: int, regen: bool) -> float:
     t0 = time.monotonic()
     cmd = [sys.executable, "-m", "tools.build", "--tree", str(tree), "--name", "dogfood",
            "--jobs", str(jobs), "--logdir", str(logs)]
-    run([*cmd, "--regen"] if regen else cmd, cwd=REPO_ROOT)
+    run([*cmd, "--regen"] if regen else cmd, cwd=REPO)
     return time.monotonic() - t0
 
 
@@ -129,7 +131,7 @@ def lbdefaults(python: Path, tree: Path, *args: str, log: Path | None = None
                ) -> subprocess.CompletedProcess[str]:
     cmd = [str(python), "-m", "tools.lbdefaults", "--exclude", "test", "-q", *args,
            str(tree / "Lib")]
-    proc = subprocess.run(cmd, cwd=REPO_ROOT, env=scrubbed_env(), capture_output=True,
+    proc = subprocess.run(cmd, cwd=REPO, env=scrubbed_env(), capture_output=True,
                           text=True, stdin=subprocess.DEVNULL)
     if log is not None:
         log.parent.mkdir(parents=True, exist_ok=True)
@@ -340,7 +342,7 @@ def step_parity(r: Run, cands: Sequence[dict[str, Any]]) -> dict[str, Any]:
            "--timeout", str(a.timeout), "--tests", a.tests, "--logdir", str(r.out / "logs"),
            "--summary-json", str(summary_file)]
     say(f"regrtest parity: {len(cands)} rewrites vs the unrewritten tree")
-    subprocess.run(cmd, cwd=REPO_ROOT, stdin=subprocess.DEVNULL)
+    subprocess.run(cmd, cwd=REPO, stdin=subprocess.DEVNULL)
     if not summary_file.is_file():
         die("tools.regrtest_parity ended without a summary (output above)")
     parity: dict[str, Any] = json.loads(summary_file.read_text())
@@ -362,7 +364,7 @@ def late_calls(venv_py: Path, script: Path, loops: int, work: Path) -> dict[str,
     log = work / f"{script.parent.name}-{loops}.log"
     rc = run_logged([str(venv_py), "-m", "tools.late_calls", "--out", str(counts), str(script),
                      "--worker", "--loops", str(loops), "--values", "1", "--warmups", "0",
-                     "-o", str(out)], log, env=bench_env(), cwd=REPO_ROOT)
+                     "-o", str(out)], log, env=bench_env(), cwd=REPO)
     if rc != 0 or not counts.is_file():
         raise ToolError(f"tools.late_calls on {script.parent.name} failed (exit {rc}):\n"
                         f"{tail(log)}")
@@ -461,13 +463,13 @@ def main(argv: list[str] | None = None) -> int:
                     metavar="VERDICTS",
                     help=f"the verdicts to rewrite, comma-separated, of "
                          f"{', '.join(VERDICT_WORDS)} (make: DOGFOOD; default: safe)")
-    ap.add_argument("--python", type=Path, default=REPO_ROOT / "python",
+    ap.add_argument("--python", type=Path, default=PYTHON,
                     help="the unrewritten patched interpreter (default: ./python); it also "
                          "runs lbdefaults")
-    ap.add_argument("--source-tree", type=Path, default=REPO_ROOT / "build" / "cpython",
-                    help="the patched tree to clone (default: build/cpython)")
+    ap.add_argument("--source-tree", type=Path, default=TREE,
+                    help=f"the patched tree to clone (default: {paths.shown(TREE)})")
     ap.add_argument("--out", type=Path, default=OUT,
-                    help="output directory; the clone is OUT/cpython (default: build/dogfood)")
+                    help=f"output directory; the clone is OUT/cpython (default: {paths.shown(DOGFOOD_OUT)})")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--timeout", type=int, default=1200, help="per-test timeout, seconds")
     ap.add_argument("--tests", default="",
@@ -495,7 +497,7 @@ def main(argv: list[str] | None = None) -> int:
     r.results = {"set": set_slug(args.verdicts), "verdicts": sorted(args.verdicts),
                  "started": datetime.datetime.now().isoformat(timespec="seconds"),
                  "tree_commit": git(source, "rev-parse", "HEAD").stdout.strip(),
-                 "repo_commit": git(REPO_ROOT, "describe", "--always", "--dirty").stdout.strip(),
+                 "repo_commit": git(REPO, "describe", "--always", "--dirty").stdout.strip(),
                  "tests": args.tests or "full suite", "timings": {}}
     t_all = time.monotonic()
     earlier_file = r.out / "results.json"

@@ -50,16 +50,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tools.paths import ECOSYSTEM, ECOSYSTEM_OUT, PYTHON, REPO, TEST_REQUIREMENTS, TESTS, VENV
 from tools import sdist
-from tools.common import (BUILD, REPO_ROOT, ToolError, built_python, cache_dir, create_venv,
+from tools.common import (ToolError, built_python, cache_dir, create_venv,
                           die, ensure_venv, rel, run, run_logged, say, scrubbed_env, tail)
 
-ECOSYSTEM = REPO_ROOT / "ecosystem"
 THIRD_PARTY = ECOSYSTEM / "patched"
 CORPUS = ECOSYSTEM / "corpus" / "late_defaults.py"
 UNPATCHED = ECOSYSTEM / "unpatched"
 CONSTRAINTS = ECOSYSTEM / "constraints.txt"
-FRAMEWORK_TESTS = REPO_ROOT / "tests" / "test_late_bound_frameworks.py"
+FRAMEWORK_TESTS = TESTS / "test_late_bound_frameworks.py"
 # The libraries tests/test_late_bound_frameworks.py runs (pinned in tests/requirements.txt):
 # each test names the one it covers.
 FRAMEWORKS = ("cloudpickle", "dill", "pydantic", "fastapi")
@@ -241,7 +241,7 @@ def load_unpatched(root: Path = UNPATCHED) -> list[Unpatched]:
 @dataclass
 class Layout:
     """Where the builds go (build/ecosystem/ by default)."""
-    root: Path = BUILD / "ecosystem"
+    root: Path = ECOSYSTEM_OUT
 
     def venv(self, variant: str) -> Path:
         return self.root / ("venv" if variant == "patched" else f"venv-{variant}")
@@ -502,7 +502,7 @@ pathlib.Path(out).write_text(json.dumps([passed, evidence]))
 
 def one_line(text: str) -> str:
     """Evidence for a table cell: one line, paths relative to the repository."""
-    return " ".join(text.replace(f"{REPO_ROOT}/", "").split()).replace("|", "\\|")
+    return " ".join(text.replace(f"{REPO}/", "").split()).replace("|", "\\|")
 
 
 def run_probe(probe: Path, python: Path, workdir: Path, log: Path) -> ProbeResult:
@@ -612,14 +612,14 @@ def run_upstream_tests(vpy: Path, tool: Tool, layout: Layout) -> UpstreamRun:
 
 def run_frameworks(python: Path, layout: Layout) -> dict[str, tuple[bool, str]]:
     """tests/test_late_bound_frameworks.py from build/venv: library -> (passed, evidence)."""
-    venv = BUILD / "venv"
-    vpy = ensure_venv(python, venv.absolute(), [REPO_ROOT / "tests" / "requirements.txt"],
+    venv = VENV
+    vpy = ensure_venv(python, venv.absolute(), [TEST_REQUIREMENTS],
                       log=layout.log("venv-tests"))
     junit = layout.root / "frameworks.xml"
     junit.unlink(missing_ok=True)
     say(f"{rel(FRAMEWORK_TESTS)} with {rel(vpy)}")
     run_logged([vpy, "-m", "pytest", "-p", "no:cacheprovider", "-q", f"--junitxml={junit}",
-                FRAMEWORK_TESTS], layout.log("frameworks"), env=scrubbed_env(), cwd=REPO_ROOT)
+                FRAMEWORK_TESTS], layout.log("frameworks"), env=scrubbed_env(), cwd=REPO)
     cases = parse_junit(junit)
     results = {}
     for library in FRAMEWORKS:
@@ -751,7 +751,7 @@ def probe_unpatched(extra: Unpatched, vpy: Path, layout: Layout, display: str, v
 
 def framework_rows(python: Path, layout: Layout, chosen: set[str],
                    failed: list[str]) -> list[dict[str, Any]]:
-    versions = requirement_versions(REPO_ROOT / "tests" / "requirements.txt")
+    versions = requirement_versions(TEST_REQUIREMENTS)
     rows = []
     for library, (passed, evidence) in run_frameworks(python, layout).items():
         if library in chosen:
@@ -784,9 +784,9 @@ def main(argv: list[str] | None = None) -> int:
                                  description=__doc__.split("\n\n")[0],
                                  epilog=__doc__.split("\n\n", 1)[1],
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--python", type=Path, default=REPO_ROOT / "python",
+    ap.add_argument("--python", type=Path, default=PYTHON,
                     help="the patched interpreter that makes the venvs (default: ./python)")
-    ap.add_argument("--out", type=Path, default=BUILD / "ecosystem",
+    ap.add_argument("--out", type=Path, default=ECOSYSTEM_OUT,
                     help="where the venvs, builds, logs and report go (default: "
                     "build/ecosystem)")
     ap.add_argument("--tool", action="append", default=[], metavar="NAME",

@@ -26,6 +26,7 @@ import tempfile
 import urllib.request
 from pathlib import Path
 
+from tools.paths import APT_DIR, TARBALL, shown
 from tools.common import (DEBIAN_ORIG_NAME, DEBIAN_SOURCE_PACKAGE, DEBIAN_SOURCE_VERSION,
                           DEBIAN_SUITE, PYTHON_ORG_URL, TARBALL_NAME, TARBALL_SHA256, cache_dir,
                           die, run, say, sha256_file)
@@ -128,12 +129,12 @@ def from_debian(aptdir: Path, workdir: Path) -> Path | None:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python3 -m tools.fetch_cpython", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--out", type=Path, required=True,
-                    help="where to put the verified tarball (e.g. build/Python-3.13.5.tar.xz)")
+    ap.add_argument("--out", type=Path, default=TARBALL,
+                    help=f"where to put the verified tarball (default: {shown(TARBALL)})")
     ap.add_argument("--cache-dir", type=Path, default=cache_dir(),
                     help="per-user cache directory (default: %(default)s)")
-    ap.add_argument("--apt-dir", type=Path, default=Path("build/apt"),
-                    help="private apt configuration and state (default: %(default)s)")
+    ap.add_argument("--apt-dir", type=Path, default=APT_DIR,
+                    help=f"private apt configuration and state (default: {shown(APT_DIR)})")
     ap.add_argument("--sha256", default=TARBALL_SHA256, help="expected sha256 (the pin)")
     ap.add_argument("--url", default=PYTHON_ORG_URL, help="python.org URL")
     ap.add_argument("--timeout", type=float, default=15.0,

@@ -55,8 +55,9 @@ import sys
 import time
 from pathlib import Path
 
+from tools.paths import CPYTHON_VERSION, DIST, INSTALL_STAGE, LOGS, PATCHES, TREE, shown
 from tools.build import Builder, build_info_make_vars
-from tools.common import (BUILD, CPYTHON_VERSION, REPO_ROOT, die, rel, say, scrubbed_env,
+from tools.common import (die, rel, say, scrubbed_env,
                           sha256_file)
 from tools.pq import build_tag
 
@@ -83,7 +84,7 @@ class Install:
         self.tree = tree.absolute()
         self.work = work.absolute()
         self.stage = self.work / "stage"
-        self.builder = Builder(self.tree, "install", BUILD / "logs", verbose)
+        self.builder = Builder(self.tree, "install", LOGS, verbose)
 
     def python_info(self, python: Path) -> dict[str, str]:
         code = ("import json, sys, sysconfig; print(json.dumps({'tag': sys._git[1], "
@@ -117,7 +118,7 @@ class Install:
     # ------------------------------------------------------------------ stage
     def ensure_stage(self) -> tuple[str, dict[str, str]]:
         """Make (or reuse) the relocatable stage; return its tag and python_info()."""
-        tag = build_tag(self.tree, REPO_ROOT / "patches")
+        tag = build_tag(self.tree, PATCHES)
         built = self.tree / "python"
         if not built.is_file():
             die(f"{built} is missing (run `make`)")
@@ -332,18 +333,18 @@ def check_prefix(prefix: Path) -> Path:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python3 -m tools.install", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--tree", type=Path, default=BUILD / "cpython",
-                    help="the built tree (default: build/cpython)")
-    ap.add_argument("--work", type=Path, default=BUILD / "install",
-                    help="where the stage is kept (default: build/install)")
+    ap.add_argument("--tree", type=Path, default=TREE,
+                    help=f"the built tree (default: {shown(TREE)})")
+    ap.add_argument("--work", type=Path, default=INSTALL_STAGE,
+                    help=f"where the stage is kept (default: {shown(INSTALL_STAGE)})")
     ap.add_argument("-v", "--verbose", action="store_true", help="stream the steps' output")
     sub = ap.add_subparsers(dest="cmd", required=True)
     inst = sub.add_parser("install", help="install into PREFIX like make altinstall")
     inst.add_argument("--prefix", type=Path, default=DEFAULT_PREFIX,
                       help="where to install (default: %(default)s)")
     dist = sub.add_parser("dist", help="write the relocatable archive and SHA256SUMS")
-    dist.add_argument("--out-dir", type=Path, default=BUILD / "dist",
-                      help="where (default: build/dist)")
+    dist.add_argument("--out-dir", type=Path, default=DIST,
+                      help=f"where (default: {shown(DIST)})")
     sub.add_parser("stage", help="make (or reuse) the relocatable stage only")
     args = ap.parse_args(argv)
 

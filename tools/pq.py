@@ -31,7 +31,9 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tools.common import (REPO_ROOT, TARBALL_NAME, TARBALL_SHA256, TARBALL_TOPDIR, die, run, say,
+from tools.paths import (APT_DIR, PATCHES, REPO, TARBALL, TARBALL_SHA256, TARBALL_TOPDIR, TREE,
+                         shown)
+from tools.common import (die, run, say,
                           sha256_file)
 
 SNAPSHOT = "pep671-synced"          # under .git: patches/ as last applied/exported
@@ -364,7 +366,7 @@ def ensure_tarball(tarball: Path) -> None:
     if tarball.is_file():
         return
     run([sys.executable, "-m", "tools.fetch_cpython", "--out", str(tarball),
-         "--apt-dir", str(REPO_ROOT / "build" / "apt")], cwd=REPO_ROOT)
+         "--apt-dir", str(APT_DIR)], cwd=REPO)
 
 
 def build_tree(tarball: Path, sha256: str, topdir: str, tree: Path, patches: Path) -> None:
@@ -462,12 +464,12 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python3 -m tools.pq", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     common = argparse.ArgumentParser(add_help=False)
-    common.add_argument("--tree", type=Path, default=REPO_ROOT / "build" / "cpython",
-                        help="the patch-queue tree (default: build/cpython)")
-    common.add_argument("--patches", type=Path, default=REPO_ROOT / "patches",
+    common.add_argument("--tree", type=Path, default=TREE,
+                        help=f"the patch-queue tree (default: {shown(TREE)})")
+    common.add_argument("--patches", type=Path, default=PATCHES,
                         help="the patch series directory (default: patches/)")
     build = argparse.ArgumentParser(add_help=False)
-    build.add_argument("--tarball", type=Path, default=REPO_ROOT / "build" / TARBALL_NAME,
+    build.add_argument("--tarball", type=Path, default=TARBALL,
                        help="pristine upstream tarball (fetched if missing)")
     build.add_argument("--sha256", default=TARBALL_SHA256, help="its expected sha256")
     build.add_argument("--topdir", default=TARBALL_TOPDIR,

@@ -48,7 +48,8 @@ import sys
 import time
 from pathlib import Path
 
-from tools.common import (REPO_ROOT, TARBALL_SHA256, ToolError, base_executable, built_python,
+from tools.paths import BASELINE_PYTHON, LOGS, PYTHON, REPO, TARBALL_SHA256
+from tools.common import (ToolError, base_executable, built_python,
                           cache_dir, die, run_logged, say, scrubbed_env)
 
 HEADER = re.compile(r"^(\d+) (test|tests|re-run test|re-run tests) (.+):$")
@@ -114,9 +115,9 @@ def main(argv: list[str] | None = None) -> int:
         signal.signal(signal.SIGINT, signal.default_int_handler)
     ap = argparse.ArgumentParser(prog="python3 -m tools.regrtest_parity", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--python", type=Path, default=REPO_ROOT / "python")
+    ap.add_argument("--python", type=Path, default=PYTHON)
     ap.add_argument("--baseline-python", type=Path,
-                    default=REPO_ROOT / "build" / "baseline" / "python")
+                    default=BASELINE_PYTHON)
     ap.add_argument("--build-baseline", default="make baseline",
                     help="command that builds the baseline (default: %(default)r)")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
@@ -130,7 +131,7 @@ def main(argv: list[str] | None = None) -> int:
                          "assumes the baseline is the unpatched upstream build)")
     ap.add_argument("--summary-json", type=Path,
                     help="also write the verdict lists to this JSON file")
-    ap.add_argument("--logdir", type=Path, default=REPO_ROOT / "build" / "logs")
+    ap.add_argument("--logdir", type=Path, default=LOGS)
     args = ap.parse_args(argv)
 
     python = built_python(args.python)
@@ -176,7 +177,7 @@ def main(argv: list[str] | None = None) -> int:
             continue
         if not built and not baseline.exists():
             say(f"building {label}: {args.build_baseline}")
-            if subprocess.run(args.build_baseline, shell=True, cwd=REPO_ROOT).returncode != 0:
+            if subprocess.run(args.build_baseline, shell=True, cwd=REPO).returncode != 0:
                 die(f"building {label} failed")
         built = True
         if not test_exists(baseline, name):

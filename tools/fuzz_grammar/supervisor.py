@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tools.common import REPO_ROOT
+from tools.paths import REPO
 
 from .cases import Case, short, split_lines
 from .corpus import KINDS
@@ -267,7 +267,7 @@ def report(f: Finding, args: argparse.Namespace, mode: str, tmp: str) -> None:
         try:  # the minimizer saves its best so far: a crash or a timeout loses nothing
             subprocess.run(command("_minimize", "--input", inp, "--out", out, "--seconds",
                                    str(args.minimize_seconds)),
-                           stdin=subprocess.DEVNULL, capture_output=True, cwd=REPO_ROOT,
+                           stdin=subprocess.DEVNULL, capture_output=True, cwd=REPO,
                            timeout=args.minimize_seconds + 300)
         except subprocess.TimeoutExpired:
             pass
