@@ -55,7 +55,8 @@ from bench.micro.suites import LATE_ROLES, SUITES
 from bench.model import BENCH, HARNESS, REPO, Interp, State, bench_env
 from bench.timed import run_pyperf, run_pyperformance, run_pyperformance_callgrind
 from tools.paths import BASELINE, BASELINE_PYTHON, BENCH_OUT, BENCH_VENV, PYTHON, shown
-from tools.common import ToolError, base_executable, ensure_venv, say, scrubbed_env
+from tools.common import (ToolError, base_executable, ensure_venv, exits_on_tool_error, say,
+                          scrubbed_env)
 
 
 def smoke(python: Path) -> int:
@@ -255,6 +256,7 @@ def write_results(st: State, args: argparse.Namespace, interps: list[Interp],
     return path
 
 
+@exits_on_tool_error
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     if args.smoke:

@@ -34,8 +34,8 @@ from pathlib import Path
 
 from tools.paths import DOCS_OUT, DOCS_VENV, PYTHON, REPO, TARBALL, TREE, shown
 from tools import ecosystem
-from tools.common import (ToolError, built_python, die, ensure_venv, rel, run, run_logged, say,
-                          scrubbed_env)
+from tools.common import (ToolError, built_python, ensure_venv, exits_on_tool_error, rel, run,
+                          run_logged, say, scrubbed_env)
 
 SPHINX_LINT = "sphinx-lint==1.0.2"
 
@@ -44,13 +44,10 @@ def docs_venv(venv: Path, tree: Path) -> Path:
     """The docs venv's python: Sphinx from the tree's Doc/requirements.txt, and sphinx-lint."""
     requirements = tree / "Doc" / "requirements.txt"
     if not requirements.exists():
-        die(f"{requirements} is missing; run `make` first to create the tree")
-    try:
-        return ensure_venv(Path(sys.executable), venv, [requirements, SPHINX_LINT],
-                           hash_also=[tree / "Doc" / "constraints.txt"],
-                           pip_cwd=requirements.parent)
-    except ToolError as exc:
-        die(str(exc))
+        raise ToolError(f"{requirements} is missing; run `make` first to create the tree")
+    return ensure_venv(Path(sys.executable), venv, [requirements, SPHINX_LINT],
+                       hash_also=[tree / "Doc" / "constraints.txt"],
+                       pip_cwd=requirements.parent)
 
 
 def build_pep(python: Path, out: Path | None) -> int:
@@ -96,7 +93,7 @@ def sphinx_warnings(python: Path, doc: Path, out: Path, log: Path) -> set[str]:
             path = path[path.find("/Doc/") + 5:] if "/Doc/" in path else path
             warnings.add(f"{path}: {match['kind']}: {match['text']}")
     if returncode != 0 and not warnings:
-        die(f"the documentation build failed; see {log}")
+        raise ToolError(f"the documentation build failed; see {log}")
     return warnings
 
 
@@ -152,11 +149,8 @@ def late_default_count(module: Path) -> int:
 
 def build_autodoc(python: Path, out: Path) -> int:
     """The autodoc page of examples/autodoc/ with the patched Sphinx, checked for `=>`."""
-    try:
-        vpy, _ = ecosystem.prepare_venv(built_python(python), "patched",
-                                        ecosystem.load_tools(), ecosystem.load_unpatched())
-    except ToolError as exc:
-        die(str(exc))
+    vpy, _ = ecosystem.prepare_venv(built_python(python), "patched",
+                                    ecosystem.load_tools(), ecosystem.load_unpatched())
     say(f"autodoc: sphinx-build -b html -W {rel(AUTODOC)} {rel(out)}")
     if out.exists():
         shutil.rmtree(out)
@@ -180,6 +174,7 @@ def build_autodoc(python: Path, out: Path) -> int:
     return 0
 
 
+@exits_on_tool_error
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python3 -m tools.build_docs",
                                      description=__doc__.split("\n\n")[0],

@@ -1,8 +1,9 @@
 """What the pep671 tools share (stdlib only, Python 3.11+).
 
 - the download sources of the upstream pin (the pin and all paths: tools.paths);
-- progress and errors: say() (a `==> ` line on stderr), die(), ToolError;
-- running commands: run() (output shown or captured; dies on failure) and
+- progress and errors: say() (a `==> ` line on stderr), ToolError and
+  exits_on_tool_error() for main();
+- running commands: run() (output shown or captured; ToolError on failure) and
   run_logged() (output kept in a log file, optionally streamed too);
 - scrubbed_env(): the environment CPython's test suite and our interpreter
   runs get, without any PYTHON* variable (the Makefile goes through
@@ -10,13 +11,14 @@
 - create_venv(): a venv made by a given interpreter, remade only when it no
   longer fits; ensure_venv(): the same with pinned requirements installed,
   updated only when they changed;
-- sha256_file(), cache_dir().
+- sha256_file(), verify_sha256(), cache_dir().
 
 Fetching, verifying, unpacking and patching a pinned sdist is in tools.sdist.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import shlex
@@ -25,7 +27,7 @@ import subprocess
 import sys
 import threading
 from pathlib import Path
-from typing import Mapping, NoReturn, Sequence
+from typing import Callable, Mapping, Sequence
 
 # The pin and the paths live in tools.paths; these names stay importable from here.
 from tools.paths import (BUILD, CPYTHON_VERSION, REPO, TARBALL_NAME, TARBALL_SHA256,  # noqa: F401
@@ -42,7 +44,8 @@ PIP_QUIET = ["-q", "--disable-pip-version-check"]
 
 
 class ToolError(Exception):
-    """A step failed; the message says what happened and what to do."""
+    """A step failed; the message says what happened and what to do. The only error
+    type of the tools: their main() (exits_on_tool_error) turns it into exit status 1."""
 
 
 def cache_dir() -> Path:
@@ -59,14 +62,31 @@ def sha256_file(path: Path) -> str:
     return h.hexdigest()
 
 
+def verify_sha256(path: Path, expected: str) -> None:
+    """ToolError (naming the file and both hashes) unless path's sha256 is expected."""
+    actual = sha256_file(path)
+    if actual != expected:
+        raise ToolError(f"checksum mismatch for {path}\n  expected sha256: {expected}\n"
+                        f"  actual sha256:   {actual}\nrefusing to use it (nothing was unpacked)")
+
+
 def say(msg: str) -> None:
     """A progress line, visible in make and CI logs."""
     print(f"==> {msg}", file=sys.stderr, flush=True)
 
 
-def die(msg: str, code: int = 1) -> NoReturn:
-    print(f"error: {msg}", file=sys.stderr, flush=True)
-    raise SystemExit(code)
+def exits_on_tool_error(main: Callable[[list[str] | None], int]
+                        ) -> Callable[[list[str] | None], int]:
+    """Wraps a tool's main(): a ToolError becomes `error: MESSAGE` on stderr and exit
+    status 1. The one place an error turns into a status; the work below main() raises."""
+    @functools.wraps(main)
+    def wrapper(argv: list[str] | None = None) -> int:
+        try:
+            return main(argv)
+        except ToolError as exc:
+            print(f"error: {exc}", file=sys.stderr, flush=True)
+            return 1
+    return wrapper
 
 
 def rel(path: Path) -> str:
@@ -99,7 +119,7 @@ def run(
     capture: bool = False,
     stdin_text: str | None = None,
 ) -> subprocess.CompletedProcess[str]:
-    """Run cmd (output shown, or captured); with check, a failure ends the program."""
+    """Run cmd (output shown, or captured); with check, a failure raises ToolError."""
     args = [str(c) for c in cmd]
     proc = subprocess.run(
         args,
@@ -115,8 +135,8 @@ def run(
         detail = ""
         if capture:
             detail = "\n" + (proc.stdout or "") + (proc.stderr or "")
-        die(f"command failed (exit {proc.returncode}): {shlex.join(args)}"
-            f"{' in ' + str(cwd) if cwd else ''}{detail}")
+        raise ToolError(f"command failed (exit {proc.returncode}): {shlex.join(args)}"
+                        f"{' in ' + str(cwd) if cwd else ''}{detail}")
     return proc
 
 
@@ -177,10 +197,10 @@ def tail(path: Path, n: int = 12) -> str:
 
 def built_python(python: Path) -> Path:
     """python as an absolute path (Path("./python") would be looked up on PATH); ends the
-    program when it does not exist yet."""
+    ToolError when it does not exist yet."""
     python = python.absolute()
     if not python.exists():
-        die(f"{python} does not exist (run `make`)")
+        raise ToolError(f"{python} does not exist (run `make`)")
     return python
 
 

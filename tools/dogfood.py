@@ -54,12 +54,12 @@ from bench.timed import PYPERFORMANCE_SUBSET
 from bench.model import bench_env
 from tools import paths
 from tools.paths import DOGFOOD_OUT, PYTHON, REPO, TREE
-from tools.common import (ToolError, built_python, die, ensure_venv, run, run_logged,
-                          say, scrubbed_env, tail)
+from tools.common import (ToolError, built_python, ensure_venv, exits_on_tool_error, run,
+                          run_logged, say, scrubbed_env, tail)
 from tools.lbdefaults.analysis import VERDICTS
 from tools.lbdefaults.cli import VERDICT_WORDS, candidate_key, verdict_set
 from tools.pq import git, is_generated
-from tools.regrtest_parity import parse_summary
+from tools.regrtest_parity import parse_summary, print_summary, run_parity
 
 OUT = DOGFOOD_OUT
 NOTES = REPO / "tools" / "dogfood_notes.toml"
@@ -76,7 +76,7 @@ def prepare_tree(source: Path, tree: Path) -> bool:
     True when the clone was made or moved to another commit (then it must be
     regenerated and built from scratch)."""
     if not (source / ".git").is_dir():
-        die(f"{source} is not a git tree (run `make`)")
+        raise ToolError(f"{source} is not a git tree (run `make`)")
     head = git(source, "rev-parse", "HEAD").stdout.strip()
     moved = False
     if not (tree / ".git").is_dir():
@@ -144,7 +144,7 @@ def scan(python: Path, tree: Path) -> list[dict[str, Any]]:
     "file" (the path relative to the tree) added."""
     proc = lbdefaults(python, tree, "--json")
     if proc.returncode != 0:
-        die(f"lbdefaults --json failed (exit {proc.returncode}):\n{proc.stderr[-3000:]}")
+        raise ToolError(f"lbdefaults --json failed (exit {proc.returncode}):\n{proc.stderr[-3000:]}")
     found: list[dict[str, Any]] = json.loads(proc.stdout)
     for c in found:
         c["file"] = os.path.relpath(c["path"], tree)
@@ -186,8 +186,8 @@ def apply_rewrites(python: Path, tree: Path, selection: Sequence[dict[str, Any]]
         if m:
             written[os.path.relpath(m.group(1), tree)] = int(m.group(2))
     if proc.returncode != 0 or sum(written.values()) != len(selection):
-        die(f"lbdefaults --write rewrote {sum(written.values())} of {len(selection)} "
-            f"defaults (exit {proc.returncode}); see {log}:\n{tail(log, 20)}")
+        raise ToolError(f"lbdefaults --write rewrote {sum(written.values())} of {len(selection)} "
+                        f"defaults (exit {proc.returncode}); see {log}:\n{tail(log, 20)}")
     drop_bytecode(tree, written)
     return written
 
@@ -238,7 +238,7 @@ def run_tests(python: Path, tests: Iterable[str], log: Path, timeout: int, jobs:
     out = log.read_text(errors="replace")
     summary = parse_summary(out)
     if summary is None:
-        die(f"regrtest did not finish (exit {rc}) on {' '.join(names)}; see {log}")
+        raise ToolError(f"regrtest did not finish (exit {rc}) on {' '.join(names)}; see {log}")
     return set(summary.get("failed", [])) & set(names), out
 
 
@@ -332,21 +332,17 @@ def set_slug(verdicts: Iterable[str]) -> str:
 
 
 def step_parity(r: Run, cands: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """tools.regrtest_parity of the rewritten tree against the unrewritten one."""
     a = r.args
-    summary_file = r.out / "parity.json"
-    summary_file.unlink(missing_ok=True)
-    cmd = [sys.executable, "-m", "tools.regrtest_parity", "--python", str(r.tree / "python"),
-           "--baseline-python", str(r.python),
-           "--baseline-label", f"the unrewritten tree ({shown(r.python)})",
-           "--build-baseline", "make build", "--no-cache", "--jobs", str(a.jobs),
-           "--timeout", str(a.timeout), "--tests", a.tests, "--logdir", str(r.out / "logs"),
-           "--summary-json", str(summary_file)]
     say(f"regrtest parity: {len(cands)} rewrites vs the unrewritten tree")
-    subprocess.run(cmd, cwd=REPO, stdin=subprocess.DEVNULL)
-    if not summary_file.is_file():
-        die("tools.regrtest_parity ended without a summary (output above)")
-    parity: dict[str, Any] = json.loads(summary_file.read_text())
-    return parity
+    label = f"the unrewritten tree ({shown(r.python)})"
+    parity = run_parity(r.tree / "python", r.python, tests=a.tests.split(), jobs=a.jobs,
+                        timeout=a.timeout, logdir=r.out / "logs", label=label,
+                        use_cache=False)
+    print_summary(parity, r.tree / "python", label)
+    (r.out / "parity.json").write_text(parity.to_json())
+    result: dict[str, Any] = json.loads(parity.to_json())
+    return result
 
 
 def shown(path: Path) -> str:
@@ -456,6 +452,7 @@ def step_bisect(r: Run, cands: Sequence[dict[str, Any]], regressions: Sequence[s
             "together": {t: [unit_label(units[u]) for u in us] for t, us in together.items()}}
 
 
+@exits_on_tool_error
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python3 -m tools.dogfood", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -492,7 +489,7 @@ def main(argv: list[str] | None = None) -> int:
     tree = out / "cpython"
     source = args.source_tree.absolute()
     if tree.resolve() == source.resolve():
-        die(f"the dogfood tree must not be {source} itself")
+        raise ToolError(f"the dogfood tree must not be {source} itself")
     r = Run(args, python, tree, out / set_slug(args.verdicts), args.verdicts)
     r.results = {"set": set_slug(args.verdicts), "verdicts": sorted(args.verdicts),
                  "started": datetime.datetime.now().isoformat(timespec="seconds"),
@@ -674,7 +671,7 @@ def render_set(res: dict[str, Any], notes: dict[str, dict[str, str]] | None = No
 def write_report(out: Path) -> int:
     sets = [json.loads(p.read_text()) for p in sorted(out.glob("*/results.json"))]
     if not sets:
-        die(f"no results under {out} (run `make dogfood` first)")
+        raise ToolError(f"no results under {out} (run `make dogfood` first)")
     sets.sort(key=lambda s: len(s.get("verdicts", [])))
     lines = ["# Dogfood: the standard library rewritten with `=>`", "",
              "Every candidate of the chosen verdicts that tools/lbdefaults finds in Lib/ "

@@ -52,8 +52,9 @@ from typing import Any
 
 from tools.paths import ECOSYSTEM, ECOSYSTEM_OUT, PYTHON, REPO, TEST_REQUIREMENTS, TESTS, VENV
 from tools import sdist
-from tools.common import (ToolError, built_python, cache_dir, create_venv,
-                          die, ensure_venv, rel, run, run_logged, say, scrubbed_env, tail)
+from tools.common import (ToolError, built_python, cache_dir, create_venv, ensure_venv,
+                          exits_on_tool_error, rel, run, run_logged, say, scrubbed_env, tail,
+                          verify_sha256)
 
 THIRD_PARTY = ECOSYSTEM / "patched"
 CORPUS = ECOSYSTEM / "corpus" / "late_defaults.py"
@@ -284,7 +285,7 @@ def fetch_sdist(pip_python: Path, tool: Tool, layout: Layout) -> Path:
     for candidate in dest.glob("*.tar.gz") if dest.is_dir() else ():
         if sdist.normalize(candidate.name.removesuffix(".tar.gz")) == stem:
             try:
-                sdist.verify(candidate, tool.sdist_sha256)
+                verify_sha256(candidate, tool.sdist_sha256)
                 return candidate
             except ToolError:
                 candidate.unlink()
@@ -694,10 +695,10 @@ def patched_interpreter(python: Path) -> str:
                "hasattr(types, 'LateDefaultType'))"], capture=True, env=scrubbed_env(),
               check=False).stdout.split()
     if len(out) != 2:
-        die(f"{python} does not run (run `make`)")
+        raise ToolError(f"{python} does not run (run `make`)")
     if out[1] != "True":
-        die(f"{python} has no types.LateDefaultType: it is not the patched interpreter "
-            "of this repository (run `make`)")
+        raise ToolError(f"{python} has no types.LateDefaultType: it is not the patched interpreter "
+                        "of this repository (run `make`)")
     return out[0]
 
 
@@ -779,6 +780,7 @@ def build_notes(inventories: dict[str, dict[str, dict[str, Any]]], tools: list[T
             + (f", except {', '.join(loose)} (not pinned there yet)" if loose else "") + ".")
 
 
+@exits_on_tool_error
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python3 -m tools.ecosystem",
                                  description=__doc__.split("\n\n")[0],
@@ -800,10 +802,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--list", action="store_true", help="list the tools and stop")
     args = ap.parse_args(argv)
 
-    try:
-        tools, extras = load_tools(), load_unpatched()
-    except ToolError as exc:
-        die(str(exc))
+    tools, extras = load_tools(), load_unpatched()
     if args.list:
         for tool in tools:
             needs = f" (needs {', '.join(tool.needs)})" if tool.needs else ""
@@ -814,7 +813,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     known = {t.name for t in tools} | {u.name for u in extras} | set(FRAMEWORKS)
     if set(args.tool) - known:
-        die(f"unknown tool(s) {', '.join(sorted(set(args.tool) - known))}; --list shows them")
+        raise ToolError(f"unknown tool(s) {', '.join(sorted(set(args.tool) - known))}; --list shows them")
     chosen = set(args.tool) or known
 
     python = built_python(args.python)
@@ -825,32 +824,29 @@ def main(argv: list[str] | None = None) -> int:
     inventories: dict[str, dict[str, dict[str, Any]]] = {}
     failed: list[str] = []
     rows, extra_rows, upstream = [], [], {}
-    try:
-        for variant in VARIANTS:
-            if variant == "patched" or not (args.no_stock or args.venv_only):
-                venvs[variant], inventories[variant] = prepare_venv(python, variant, tools,
-                                                                    extras, layout)
-        if args.venv_only:
-            return 0
-        built = time.monotonic() - started
-        dists = inventories["patched"]
-        for tool in tools:
-            if tool.name in chosen:
-                row, summary = probe_tool(tool, venvs, layout, dists[norm(tool.name)]["name"],
-                                          args.tests, failed)
-                rows.append(row)
-                if summary is not None:
-                    upstream[tool.name] = summary
-        for extra in extras:
-            if extra.name in chosen:
-                dist = dists.get(norm(extra.name))
-                extra_rows.append(probe_unpatched(
-                    extra, venvs["patched"], layout, dist["name"] if dist else extra.name,
-                    extra.version or f"standard library ({version})", failed))
-        if chosen & set(FRAMEWORKS):
-            extra_rows += framework_rows(python, layout, chosen, failed)
-    except ToolError as exc:
-        die(str(exc))
+    for variant in VARIANTS:
+        if variant == "patched" or not (args.no_stock or args.venv_only):
+            venvs[variant], inventories[variant] = prepare_venv(python, variant, tools,
+                                                                extras, layout)
+    if args.venv_only:
+        return 0
+    built = time.monotonic() - started
+    dists = inventories["patched"]
+    for tool in tools:
+        if tool.name in chosen:
+            row, summary = probe_tool(tool, venvs, layout, dists[norm(tool.name)]["name"],
+                                      args.tests, failed)
+            rows.append(row)
+            if summary is not None:
+                upstream[tool.name] = summary
+    for extra in extras:
+        if extra.name in chosen:
+            dist = dists.get(norm(extra.name))
+            extra_rows.append(probe_unpatched(
+                extra, venvs["patched"], layout, dist["name"] if dist else extra.name,
+                extra.version or f"standard library ({version})", failed))
+    if chosen & set(FRAMEWORKS):
+        extra_rows += framework_rows(python, layout, chosen, failed)
     notes = [
         build_notes(inventories, tools, extras),
         f"Venvs ready in {built:.0f}s, whole run {time.monotonic() - started:.0f}s, on "

@@ -31,10 +31,9 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tools.paths import (APT_DIR, PATCHES, REPO, TARBALL, TARBALL_SHA256, TARBALL_TOPDIR, TREE,
-                         shown)
-from tools.common import (die, run, say,
-                          sha256_file)
+from tools import fetch_cpython
+from tools.common import ToolError, exits_on_tool_error, run, say, verify_sha256
+from tools.paths import PATCHES, TARBALL, TARBALL_SHA256, TARBALL_TOPDIR, TREE, shown
 
 SNAPSHOT = "pep671-synced"          # under .git: patches/ as last applied/exported
 UPSTREAM_DATE = "2025-06-11T12:00:00+00:00"   # release date of 3.13.5
@@ -232,9 +231,9 @@ def cmd_export(args: argparse.Namespace) -> int:
     require_tree(tree)
     bad = touched_generated(tree)
     if bad:
-        die("commits in upstream..HEAD change files that the build regenerates;\n"
-            "drop them from the commits (git checkout upstream -- FILE; git commit --amend):\n  "
-            + "\n  ".join(bad))
+        raise ToolError("commits in upstream..HEAD change files that the build regenerates;\n"
+                        "drop them from the commits (git checkout upstream -- FILE; git commit --amend):\n  "
+                        + "\n  ".join(bad))
     if uncommitted(tree):
         say("note: uncommitted changes in the tree are not exported (commit them first)")
     with tempfile.TemporaryDirectory(prefix="pep671-export-") as tmp:
@@ -286,7 +285,7 @@ class Status:
 
 def require_tree(tree: Path) -> None:
     if not (tree / ".git").is_dir():
-        die(f"{tree} is not a patch-queue tree (run `make` or `python3 -m tools.pq apply`)")
+        raise ToolError(f"{tree} is not a patch-queue tree (run `make` or `python3 -m tools.pq apply`)")
 
 
 def uncommitted(tree: Path) -> list[str]:
@@ -351,7 +350,7 @@ def build_tag(tree: Path, patches: Path) -> str:
     -dirty appended when the tree has work that is not in patches/."""
     st = get_status(tree, patches)
     if not st.exists:
-        die(f"no tree at {tree} (run `make tree`)")
+        raise ToolError(f"no tree at {tree} (run `make tree`)")
     return f"pep671-{st.version}"
 
 
@@ -363,20 +362,15 @@ def cmd_version(args: argparse.Namespace) -> int:
 # ---------------------------------------------------------------- apply
 
 def ensure_tarball(tarball: Path) -> None:
-    if tarball.is_file():
-        return
-    run([sys.executable, "-m", "tools.fetch_cpython", "--out", str(tarball),
-         "--apt-dir", str(APT_DIR)], cwd=REPO)
+    if not tarball.is_file():
+        fetch_cpython.fetch(tarball)
 
 
 def build_tree(tarball: Path, sha256: str, topdir: str, tree: Path, patches: Path) -> None:
-    actual = sha256_file(tarball)
-    if actual != sha256:
-        die(f"checksum mismatch for {tarball}\n  expected sha256: {sha256}\n"
-            f"  actual sha256:   {actual}\nrefusing to unpack it")
+    verify_sha256(tarball, sha256)
     missing = [n for n in read_series(patches) if not (patches / n).is_file()]
     if missing:
-        die(f"{patches}/series names missing file(s): {', '.join(missing)}")
+        raise ToolError(f"{patches}/series names missing file(s): {', '.join(missing)}")
     tree.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{tree.name}-new-", dir=tree.parent))
     try:
@@ -384,7 +378,7 @@ def build_tree(tarball: Path, sha256: str, topdir: str, tree: Path, patches: Pat
         run(["tar", "-xf", str(tarball), "-C", str(staging)])
         new = staging / topdir
         if not new.is_dir():
-            die(f"{tarball} does not contain {topdir}/")
+            raise ToolError(f"{tarball} does not contain {topdir}/")
         env = git_env()
         env["GIT_AUTHOR_DATE"] = env["GIT_COMMITTER_DATE"] = UPSTREAM_DATE
         git(new, "init", "-q", "-b", "main")
@@ -403,7 +397,7 @@ def build_tree(tarball: Path, sha256: str, topdir: str, tree: Path, patches: Pat
                        *[str((patches / n).resolve()) for n in names], check=False)
             if proc.returncode != 0:
                 git(new, "am", "--abort", check=False)
-                die(f"`git am` of the series failed:\n{proc.stdout}{proc.stderr}")
+                raise ToolError(f"`git am` of the series failed:\n{proc.stdout}{proc.stderr}")
         # Regenerated files: changes made by the build are not work to export.
         present = git(new, "ls-files").stdout.splitlines()
         gen = [p for p in present if is_generated(p)]
@@ -423,31 +417,40 @@ def refuse_if_dirty(tree: Path, patches: Path, force: bool, why: str) -> None:
     st = get_status(tree, patches)
     if st.exists and st.dirty and not force:
         lines = [f"  {line}" for line in st.uncommitted] + [f"  {d}" for d in st.detail]
-        die(f"{why}, but {tree} has work that is not in {patches}/:\n"
-            + "\n".join(lines) +
-            "\nrefusing to rebuild it. Commit and `python3 -m tools.pq export` it (then commit"
-            " patches/), or discard it with `python3 -m tools.pq apply --force`.")
+        raise ToolError(f"{why}, but {tree} has work that is not in {patches}/:\n"
+                        + "\n".join(lines) +
+                        "\nrefusing to rebuild it. Commit and `python3 -m tools.pq export` it (then commit"
+                        " patches/), or discard it with `python3 -m tools.pq apply --force`.")
 
 
-def cmd_prepare(args: argparse.Namespace) -> int:
-    tree, patches = args.tree, args.patches
+def prepare(tree: Path = TREE, patches: Path = PATCHES, *, tarball: Path = TARBALL,
+            sha256: str = TARBALL_SHA256, topdir: str = TARBALL_TOPDIR,
+            force: bool = False) -> None:
+    """Make tree reflect patches: rebuilt from the pristine tarball (fetched when
+    missing) and the series only when patches changed since it was made."""
     stamp = tree / ".git" / "pep671-series-sha256"
     if stamp.is_file() and stamp.read_text().strip() == series_digest(patches):
         say(f"tree {tree} is up to date with {patches}/")
-        return 0
+        return
     if (tree / ".git").is_dir():
         st = get_status(tree, patches)
         if st.matches and not st.uncommitted:
             # The commits already are patches/ (e.g. after an export elsewhere).
             save_snapshot(tree, patches)
             say(f"tree {tree} already matches {patches}/")
-            return 0
-        refuse_if_dirty(tree, patches, args.force, f"{patches}/ changed since {tree} was made")
+            return
+        refuse_if_dirty(tree, patches, force, f"{patches}/ changed since {tree} was made")
     elif tree.exists():
-        if any(tree.iterdir()) and not args.force:
-            die(f"{tree} exists but is not a patch-queue tree; remove it (or use --force)")
-    ensure_tarball(args.tarball)
-    build_tree(args.tarball, args.sha256, args.topdir, tree, patches)
+        if any(tree.iterdir()) and not force:
+            raise ToolError(f"{tree} exists but is not a patch-queue tree; remove it "
+                            "(or use --force)")
+    ensure_tarball(tarball)
+    build_tree(tarball, sha256, topdir, tree, patches)
+
+
+def cmd_prepare(args: argparse.Namespace) -> int:
+    prepare(args.tree, args.patches, tarball=args.tarball, sha256=args.sha256,
+            topdir=args.topdir, force=args.force)
     return 0
 
 
@@ -460,6 +463,7 @@ def cmd_apply(args: argparse.Namespace) -> int:
     return 0
 
 
+@exits_on_tool_error
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python3 -m tools.pq", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)

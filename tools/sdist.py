@@ -15,7 +15,7 @@ import tarfile
 from pathlib import Path
 from typing import Mapping
 
-from tools.common import PIP_QUIET, ToolError, scrubbed_env, sha256_file
+from tools.common import PIP_QUIET, ToolError, scrubbed_env, verify_sha256
 
 # Without a network, fail in seconds rather than after pip's configured timeout.
 PIP_NETWORK = ["--timeout", "30", "--retries", "2"]
@@ -36,7 +36,7 @@ def download(python: Path, name: str, version: str, sha256: str, dest: Path,
     if len(found) != 1:
         raise ToolError(f"pip download of {name}=={version} left {sorted(p.name for p in found)}"
                         f" in {dest}; expected one sdist")
-    verify(found[0], sha256)
+    verify_sha256(found[0], sha256)
     return found[0]
 
 
@@ -76,13 +76,6 @@ def pip(cmd: list[str], what: str, env: Mapping[str, str] | None = None) -> None
 def normalize(text: str) -> str:
     """A distribution file's stem as PEP 625 spells it (runs of -_. as one _, lower case)."""
     return re.sub(r"[-_.]+", "_", text).lower()
-
-
-def verify(path: Path, sha256: str) -> None:
-    actual = sha256_file(path)
-    if actual != sha256:
-        raise ToolError(f"checksum mismatch for {path}\n  expected sha256: {sha256}\n"
-                        f"  actual sha256:   {actual}\nrefusing to use it (nothing was unpacked)")
 
 
 def unpack(sdist: Path, dest: Path) -> Path:
