@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from tools.common import scrubbed_env
-from tools.paths import REPO
 
 BENCH = Path(__file__).resolve().parent
 MICRO = BENCH / "micro"

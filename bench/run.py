@@ -52,9 +52,9 @@ from pathlib import Path
 
 from bench.callgrind import QUICK_CALLGRIND_LOOPS, run_callgrind
 from bench.micro.suites import LATE_ROLES, SUITES
-from bench.model import BENCH, HARNESS, REPO, Interp, State, bench_env
+from bench.model import BENCH, HARNESS, Interp, State, bench_env
 from bench.timed import run_pyperf, run_pyperformance, run_pyperformance_callgrind
-from tools.paths import BASELINE, BASELINE_PYTHON, BENCH_OUT, BENCH_VENV, PYTHON, shown
+from tools.paths import BASELINE, BASELINE_PYTHON, BENCH_OUT, BENCH_VENV, PYTHON, REPO, shown
 from tools.common import (ToolError, base_executable, ensure_venv, exits_on_tool_error, say,
                           scrubbed_env)
 

@@ -12,7 +12,8 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from bench.callgrind import micros_for
-from bench.model import MICRO, REPO, Interp, State, bench_env, geomean, ratio_spread
+from bench.model import MICRO, Interp, State, bench_env, geomean, ratio_spread
+from tools.paths import REPO
 from tools.common import run_logged, say, scrubbed_env, tail
 
 PYPERFORMANCE_SUBSET = ("richards", "deltablue", "raytrace", "chaos", "go", "hexiom",

@@ -16,6 +16,8 @@ from typing import Sequence
 import pytest
 
 from tools import dogfood
+from tools.common import ToolError
+from tools.paths import REPO
 from tools.lbdefaults.analysis import REVIEW, SAFE, UNSAFE
 
 needs_late_defaults = pytest.mark.skipif(not hasattr(ast, "LateDefault"),
@@ -120,7 +122,7 @@ def test_apply_refuses_half_a_function(tree: Path) -> None:
     python = Path(sys.executable)
     cands = dogfood.scan(python, tree)
     only_c = [c for c in cands if c["parameter"] == "c"]
-    with pytest.raises(SystemExit):
+    with pytest.raises(ToolError):
         dogfood.apply_rewrites(python, tree, only_c, {SAFE}, tree.parent / "r.log")
     assert "which is not rewritten: select it too" in (tree.parent / "r.log").read_text()
     assert (tree / "Lib" / "m.py").read_text() == MODULE
@@ -340,20 +342,20 @@ def test_report_uses_the_notes_as_they_are_now() -> None:
 def test_report_without_results_says_what_to_do(tmp_path: Path) -> None:
     proc = subprocess.run([sys.executable, "-m", "tools.dogfood", "--report-only", "--out",
                            str(tmp_path)], capture_output=True, text=True,
-                          cwd=dogfood.REPO_ROOT)
+                          cwd=REPO)
     assert proc.returncode == 1 and "run `make dogfood` first" in proc.stderr
 
 
 def test_help() -> None:
     proc = subprocess.run([sys.executable, "-m", "tools.dogfood", "--help"],
-                          capture_output=True, text=True, cwd=dogfood.REPO_ROOT)
+                          capture_output=True, text=True, cwd=REPO)
     assert proc.returncode == 0
     assert "--verdicts" in proc.stdout and "bisect" in proc.stdout
 
 
 def test_unknown_verdict_is_refused() -> None:
     proc = subprocess.run([sys.executable, "-m", "tools.dogfood", "--verdicts", "risky"],
-                          capture_output=True, text=True, cwd=dogfood.REPO_ROOT)
+                          capture_output=True, text=True, cwd=REPO)
     assert proc.returncode == 2 and "safe, needs-review, unsafe" in proc.stderr
 
 
@@ -381,9 +383,9 @@ def test_late_calls_counts_functions_with_late_defaults(tmp_path: Path) -> None:
         "    late([1]); early(1); outer(3)\n"
         "assert __name__ == '__main__' and sys.path[0] == %r\n" % str(tmp_path))
     out = tmp_path / "calls.json"
-    proc = subprocess.run([sys.executable, "-m", "tools.late_calls", "--out", str(out),
+    proc = subprocess.run([sys.executable, "-m", "bench.late_calls", "--out", str(out),
                            str(script), "4"], capture_output=True, text=True,
-                          cwd=dogfood.REPO_ROOT)
+                          cwd=REPO)
     assert proc.returncode == 0, proc.stderr
     counts = json.loads(out.read_text())
     assert counts == {f"late {script}:2": 4, f"outer {script}:6": 4,

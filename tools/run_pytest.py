@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 
 from tools.paths import PYTHON, REPO, TEST_REQUIREMENTS, TESTS, VENV
-from tools.common import (ToolError, built_python, ensure_venv, exits_on_tool_error, rel, say,
+from tools.common import (built_python, ensure_venv, exits_on_tool_error, rel, say,
                           scrubbed_env)
 
 
