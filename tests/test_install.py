@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO, tool
+from conftest import tool
 from tools import paths
 from tools.common import CPYTHON_VERSION, scrubbed_env, sha256_file
 from tools.install import check_prefix

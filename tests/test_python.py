@@ -5,7 +5,6 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
-from conftest import REPO
 from tools.paths import PYTHON, TREE
 from tools.common import scrubbed_env
 

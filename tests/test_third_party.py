@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO, tool
+from conftest import tool
 from tools.paths import DOCS_OUT, PYTHON
 from tools import ecosystem
 from tools.common import ToolError, scrubbed_env, tail

@@ -32,10 +32,11 @@ import tarfile
 import tokenize
 from pathlib import Path
 
-from tools.paths import DOCS_OUT, DOCS_VENV, PYTHON, REPO, TARBALL, TREE, shown
-from tools import ecosystem
 from tools.common import (ToolError, built_python, ensure_venv, exits_on_tool_error, rel, run,
                           run_logged, say, scrubbed_env)
+from tools.ecosystem.manifest import load_tools, load_unpatched
+from tools.ecosystem.venvs import prepare_venv
+from tools.paths import DOCS_OUT, DOCS_VENV, PYTHON, REPO, TARBALL, TREE, shown
 
 SPHINX_LINT = "sphinx-lint==1.0.2"
 
@@ -149,8 +150,7 @@ def late_default_count(module: Path) -> int:
 
 def build_autodoc(python: Path, out: Path) -> int:
     """The autodoc page of examples/autodoc/ with the patched Sphinx, checked for `=>`."""
-    vpy, _ = ecosystem.prepare_venv(built_python(python), "patched",
-                                    ecosystem.load_tools(), ecosystem.load_unpatched())
+    vpy, _ = prepare_venv(built_python(python), "patched", load_tools(), load_unpatched())
     say(f"autodoc: sphinx-build -b html -W {rel(AUTODOC)} {rel(out)}")
     if out.exists():
         shutil.rmtree(out)

@@ -13,7 +13,7 @@
   updated only when they changed;
 - sha256_file(), verify_sha256(), cache_dir().
 
-Fetching, verifying, unpacking and patching a pinned sdist is in tools.sdist.
+Fetching, verifying, unpacking and patching a pinned sdist is in tools.ecosystem.sdist.
 """
 
 from __future__ import annotations

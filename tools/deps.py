@@ -32,8 +32,9 @@ PACKAGES = [
     "libsqlite3-dev", "libreadline-dev", "libncurses-dev", "uuid-dev", "tk-dev",
     "libgdbm-dev", "libgdbm-compat-dev",
     # not for the build, for make test: `python3 -m venv` of the system python3 (Sphinx for
-    # make docs-check), valgrind (tests/test_bench_pyperformance.py, and make bench)
-    "python3-venv", "valgrind",
+    # make docs-check), valgrind (tests/test_bench_pyperformance.py, and make bench),
+    # packaging (tools.ecosystem compares distribution names and sdist files as pip does)
+    "python3-venv", "valgrind", "python3-packaging",
 ]
 
 FIX = "run `sudo make deps` (or `make deps` as root)"

@@ -142,7 +142,3 @@ def write_report(out: Path) -> int:
     (out / "report.md").write_text("\n".join(lines).rstrip() + "\n")
     say(f"report: {os.path.relpath(out / 'report.md')}")
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -8,12 +8,15 @@ build a stock and a patched wheel from one download.
 
 from __future__ import annotations
 
-import re
+import os
 import subprocess
 import sys
 import tarfile
 from pathlib import Path
 from typing import Mapping
+
+from packaging.utils import InvalidSdistFilename, canonicalize_name, parse_sdist_filename
+from packaging.version import Version
 
 from tools.common import PIP_QUIET, ToolError, scrubbed_env, verify_sha256
 
@@ -30,9 +33,7 @@ def download(python: Path, name: str, version: str, sha256: str, dest: Path,
     pip([str(python), "-m", "pip", "download", *PIP_QUIET, *PIP_NETWORK, "--no-deps",
          "--no-binary", name, "-d", str(dest), f"{name}=={version}"],
         f"downloading the {name} {version} sdist", env)
-    stem = normalize(f"{name}-{version}")
-    found = [p for p in dest.iterdir() if p.name.endswith(".tar.gz")
-             and normalize(p.name.removesuffix(".tar.gz")) == stem]
+    found = [p for p in dest.iterdir() if is_sdist_of(p, name, version)]
     if len(found) != 1:
         raise ToolError(f"pip download of {name}=={version} left {sorted(p.name for p in found)}"
                         f" in {dest}; expected one sdist")
@@ -73,9 +74,15 @@ def pip(cmd: list[str], what: str, env: Mapping[str, str] | None = None) -> None
                         f"PyPI.\n$ {' '.join(cmd)}\n{proc.stdout[-2000:]}{proc.stderr[-3000:]}")
 
 
-def normalize(text: str) -> str:
-    """A distribution file's stem as PEP 625 spells it (runs of -_. as one _, lower case)."""
-    return re.sub(r"[-_.]+", "_", text).lower()
+def is_sdist_of(path: Path, name: str, version: str) -> bool:
+    """Is path the sdist of name==version (names and versions compared as pip does)?"""
+    if not path.name.endswith(".tar.gz"):
+        return False
+    try:
+        found_name, found_version = parse_sdist_filename(path.name)
+    except InvalidSdistFilename:
+        return False
+    return found_name == canonicalize_name(name) and found_version == Version(version)
 
 
 def unpack(sdist: Path, dest: Path) -> Path:
@@ -88,52 +95,31 @@ def unpack(sdist: Path, dest: Path) -> Path:
     return dest / tops.pop()
 
 
-HUNK = re.compile(r"@@ -(\d+)(?:,(\d+))? \+\d+(?:,(\d+))? @@")
+def apply_patch(patch: Path, root: Path) -> list[str]:
+    """Apply a unified diff (git style, a/ and b/ prefixes) at root with `git apply`.
 
+    Each hunk must apply where its header says: the patch is made for one release, so
+    a hunk git applies only at an offset is refused too. Returns the paths it changes;
+    raises ToolError with git's report of what does not apply."""
+    # root is not a repository; without a ceiling, git would find the one around build/
+    env = {**os.environ, "GIT_CEILING_DIRECTORIES": str(root.absolute().parent)}
+    for var in ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE"):
+        env.pop(var, None)
 
-def apply_patch(patch: str, root: Path) -> list[str]:
-    """Apply a unified diff (`diff -ruN` or git style) under root like `patch -p1`.
+    def git_apply(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(["git", "apply", *args, str(patch.absolute())], cwd=root,
+                              env=env, capture_output=True, text=True,
+                              stdin=subprocess.DEVNULL)
 
-    Each hunk must match exactly at the line its header gives (no fuzz, no offset):
-    the patch is made for one release. Returns the paths it wrote."""
-    lines = patch.splitlines(keepends=True)
-    written = []
-    i = 0
-    while i < len(lines):
-        if not (lines[i].startswith("--- ") and lines[i + 1].startswith("+++ ")):
-            i += 1
-            continue
-        rel = lines[i + 1][4:].split("\t")[0].strip().split("/", 1)[1]
-        target = root / rel
-        i += 2
-        old = target.read_bytes().decode().splitlines(keepends=True) if target.exists() else []
-        new: list[str] = []
-        pos = 0
-        while i < len(lines) and lines[i].startswith("@@ "):
-            m = HUNK.match(lines[i])
-            if not m:
-                raise ToolError(f"{rel}: bad hunk header: {lines[i]!r}")
-            old_len, new_len = int(m[2] or 1), int(m[3] or 1)
-            start = int(m[1]) - 1 if old_len else int(m[1])
-            if start == 0 and not old_len and old:
-                raise ToolError(f"{rel}: the patch creates it, but it exists")
-            new += old[pos:start]
-            pos = start
-            i += 1
-            while old_len or new_len:
-                tag, text = lines[i][:1], lines[i][1:]
-                if tag in (" ", "-"):
-                    if old[pos:pos + 1] != [text]:
-                        raise ToolError(f"{rel}: hunk does not apply at line {pos + 1}")
-                    pos += 1
-                    old_len -= 1
-                if tag in (" ", "+"):
-                    new.append(text)
-                    new_len -= 1
-                if tag not in (" ", "-", "+"):
-                    raise ToolError(f"{rel}: unexpected line in hunk: {lines[i]!r}")
-                i += 1
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes("".join(new + old[pos:]).encode())
-        written.append(rel)
-    return written
+    check = git_apply("--check", "--verbose")
+    if check.returncode != 0:
+        raise ToolError(f"git apply --check: {check.stderr.strip()}")
+    offsets = [line for line in check.stderr.splitlines() if "(offset " in line]
+    if offsets:
+        raise ToolError("hunks apply only at an offset (refresh the patch for this "
+                        "release): " + "; ".join(offsets))
+    paths = [line.split("\t")[-1] for line in git_apply("--numstat").stdout.splitlines()]
+    done = git_apply()
+    if done.returncode != 0:
+        raise ToolError(f"git apply: {done.stderr.strip()}")
+    return paths
