@@ -39,7 +39,16 @@ on 2 cores each, and the dist would need its own), this
    archives in build/dist. It runs from any path it is unpacked at.
 
 The version is the tree's build tag (`python3 -m tools.pq version`): the number of
-patches and a digest of the series, -dirty for a tree with work not in patches/.
+patches and a digest of the series, -dirty for a tree with work not in patches/; it is
+in sys.version, `python3.13 -VV` and sys._git (quote it in bug reports).
+
+Using the archive: `sha256sum -c SHA256SUMS` next to it, then unpack it anywhere, e.g.
+`tar -xf pep671-3.13.5-*-linux-x86_64.tar.xz -C ~/opt` and run
+~/opt/pep671-3.13.5-*/bin/python3.13 (`-m venv DIR` makes a venv with pip). As a pyenv
+version, unpack it into "$(pyenv root)/versions" and `pyenv rehash`: the directory name
+is the version name. It links the system's shared libraries (OpenSSL 3, libffi 8,
+SQLite, ncurses, readline, Tk, gdbm), so it runs on Debian 12 or later and
+distributions of the same age.
 """
 
 from __future__ import annotations
