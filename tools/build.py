@@ -32,13 +32,13 @@ import os
 import re
 import shlex
 import shutil
-import subprocess
 import sys
 import time
 from pathlib import Path
 
 from tools import pq
-from tools.common import ToolError, exits_on_tool_error, rel, run, run_logged, say, tail
+from tools.common import (ToolError, exits_on_tool_error, interpreter_info, rel, run, run_logged,
+                          say, tail)
 from tools.pq import git
 from tools.paths import BASELINE, BASELINE_SERIES, LOGS, TREE, shown
 
@@ -168,9 +168,7 @@ def build(tree: Path = TREE, *, name: str = "cpython", configure_flags: str = ""
         raise ToolError(f"build finished but {python} is missing")
     if link is not None:
         write_link(python, link.absolute())
-    version = subprocess.run([str(python), "-c", "import sys; print(sys.version)"],
-                             capture_output=True, text=True, cwd=tree)
-    say(f"[{name}] {shown(python)}: Python {version.stdout.strip()}")
+    say(f"[{name}] {shown(python)}: Python {interpreter_info(python)['version']}")
     return python
 
 

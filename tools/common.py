@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import json
 import os
 import shlex
 import shutil
@@ -27,11 +28,16 @@ import subprocess
 import sys
 import threading
 from pathlib import Path
-from typing import Callable, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 # The pin and the paths live in tools.paths; these names stay importable from here.
-from tools.paths import (BUILD, CPYTHON_VERSION, REPO, TARBALL_NAME, TARBALL_SHA256,  # noqa: F401
-                         TARBALL_TOPDIR)
+from tools.paths import BUILD, CPYTHON_VERSION, REPO, TARBALL_NAME, TARBALL_SHA256, TARBALL_TOPDIR
+
+__all__ = ["BUILD", "CPYTHON_VERSION", "REPO", "REPO_ROOT", "TARBALL_NAME", "TARBALL_SHA256",
+           "TARBALL_TOPDIR", "PIP_QUIET", "TIMED_OUT", "ToolError", "base_executable",
+           "built_python", "cache_dir", "create_venv", "ensure_venv", "exits_on_tool_error",
+           "interpreter_info", "rel", "run", "run_logged", "say", "scrubbed_env", "sha256_file",
+           "tail", "verify_sha256"]
 
 PYTHON_ORG_URL = f"https://www.python.org/ftp/python/{CPYTHON_VERSION}/{TARBALL_NAME}"
 DEBIAN_SOURCE_PACKAGE = "python3.13"
@@ -202,6 +208,31 @@ def built_python(python: Path) -> Path:
     if not python.exists():
         raise ToolError(f"{python} does not exist (run `make`)")
     return python
+
+
+_INFO = ("import json, sys, sysconfig, types; print(json.dumps({'version': sys.version, "
+         "'tag': getattr(sys, '_git', ('', ''))[1], 'prefix': sys.prefix, "
+         "'platform': sysconfig.get_platform(), "
+         "'late_defaults': hasattr(types, 'LateDefaultType')}))")
+
+
+def interpreter_info(python: Path) -> dict[str, Any]:
+    """What python says it is: version (sys.version), tag (the build tag, sys._git[1]),
+    prefix, platform, late_defaults (whether it has types.LateDefaultType). The one place
+    the tools ask an interpreter about itself; ToolError when it does not run."""
+    try:
+        proc = subprocess.run([str(python), "-c", _INFO], capture_output=True, text=True,
+                              env=scrubbed_env(), stdin=subprocess.DEVNULL)
+    except OSError as exc:
+        raise ToolError(f"{python} does not run (run `make`): {exc}") from None
+    if proc.returncode != 0:
+        raise ToolError(f"{python} does not run (run `make`):\n{proc.stderr}")
+    try:
+        info: dict[str, Any] = json.loads(proc.stdout)
+    except ValueError:
+        raise ToolError(f"{python} does not answer as a Python does: {proc.stdout[:200]!r}"
+                        ) from None
+    return info
 
 
 def base_executable(python: Path) -> Path:

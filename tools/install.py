@@ -59,14 +59,15 @@ import json
 import os
 import re
 import shutil
-import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 from tools.paths import CPYTHON_VERSION, DIST, INSTALL_STAGE, LOGS, PATCHES, TREE, shown
 from tools.build import Builder, build_info_make_vars
-from tools.common import ToolError, exits_on_tool_error, rel, say, scrubbed_env, sha256_file
+from tools.common import (ToolError, exits_on_tool_error, interpreter_info, rel, say, scrubbed_env,
+                          sha256_file)
 from tools.pq import build_tag
 
 PY = "python" + ".".join(CPYTHON_VERSION.split(".")[:2])     # python3.13
@@ -94,15 +95,8 @@ class Install:
         self.stage = self.work / "stage"
         self.builder = Builder(self.tree, "install", LOGS, verbose)
 
-    def python_info(self, python: Path) -> dict[str, str]:
-        code = ("import json, sys, sysconfig; print(json.dumps({'tag': sys._git[1], "
-                "'prefix': sys.prefix, 'platform': sysconfig.get_platform(), "
-                "'version': sys.version}))")
-        proc = subprocess.run([str(python), "-c", code], capture_output=True, text=True,
-                              env=scrubbed_env(), stdin=subprocess.DEVNULL)
-        if proc.returncode != 0:
-            raise ToolError(f"{python} does not run:\n{proc.stderr}")
-        return json.loads(proc.stdout)
+    def python_info(self, python: Path) -> dict[str, Any]:
+        return interpreter_info(python)
 
     def configured_prefix(self) -> Path:
         makefile = self.tree / "Makefile"
@@ -321,13 +315,12 @@ def check_prefix(prefix: Path) -> Path:
                         f"Choose a PREFIX of your own (the default is {DEFAULT_PREFIX})")
     python, lib = prefix / "bin" / PY, prefix / "lib" / PY
     if python.exists() or lib.exists():
-        proc = subprocess.run([str(python), "-c", "import sys; print(sys._git[1], sys.version)"],
-                              capture_output=True, text=True, env=scrubbed_env(),
-                              stdin=subprocess.DEVNULL) if python.exists() else None
-        ours = proc is not None and proc.returncode == 0 and proc.stdout.startswith("pep671-")
-        if not ours:
-            what = f"Python {proc.stdout.split(' ', 1)[1].strip()}" \
-                if proc and proc.returncode == 0 else f"{lib} is not from a pep671 build"
+        try:
+            info = interpreter_info(python) if python.exists() else None
+        except ToolError:
+            info = None
+        if info is None or not info["tag"].startswith("pep671-"):
+            what = f"Python {info['version']}" if info else f"{lib} is not from a pep671 build"
             raise ToolError(f"refusing to install into {prefix}: it holds another Python "
                             f"{PY.removeprefix('python')} ({what}). Choose another PREFIX "
                             f"(the default is {DEFAULT_PREFIX})")

@@ -193,7 +193,9 @@ def test_install_refuses_system_prefixes_and_other_pythons(tmp_path: Path) -> No
         assert proc.returncode == 1 and "system Pythons live there" in proc.stderr
     other = tmp_path / "other"
     (other / "bin").mkdir(parents=True)
-    (other / "bin" / PY).write_text("#!/bin/sh\necho ' 3.13.5 (main, Jun 11 2025) [GCC]'\n")
+    (other / "bin" / PY).write_text(  # a Python 3.13 that is not ours, as it describes itself
+        "#!/bin/sh\necho '{\"version\": \"3.13.5 (main, Jun 11 2025) [GCC]\", \"tag\": \"\", "
+        "\"prefix\": \"/x\", \"platform\": \"linux-x86_64\", \"late_defaults\": false}'\n")
     (other / "bin" / PY).chmod(0o755)
     proc = tool("install", "install", "--prefix", str(other))
     assert proc.returncode == 1

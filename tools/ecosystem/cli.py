@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from tools import ecosystem
-from tools.common import (ToolError, built_python, exits_on_tool_error, rel, run, say,
-                          scrubbed_env)
+from tools.common import (ToolError, built_python, exits_on_tool_error, interpreter_info, rel,
+                          say)
 from tools.ecosystem.manifest import (FRAMEWORK_TESTS, FRAMEWORKS, VARIANTS, Tool, Unpatched,
                                       load_tools, load_unpatched, norm, requirement_versions)
 from tools.ecosystem.probes import (ProbeResult, one_line, run_frameworks, run_probe,
@@ -26,15 +26,11 @@ from tools.paths import ECOSYSTEM_OUT, PYTHON, TEST_REQUIREMENTS, shown
 
 def patched_interpreter(python: Path) -> str:
     """python's version, after checking that it is the patched interpreter."""
-    out = run([python, "-c", "import sys, types; print(sys.version.split()[0], "
-               "hasattr(types, 'LateDefaultType'))"], capture=True, env=scrubbed_env(),
-              check=False).stdout.split()
-    if len(out) != 2:
-        raise ToolError(f"{python} does not run (run `make`)")
-    if out[1] != "True":
-        raise ToolError(f"{python} has no types.LateDefaultType: it is not the patched interpreter "
-                        "of this repository (run `make`)")
-    return out[0]
+    info = interpreter_info(python)
+    if not info["late_defaults"]:
+        raise ToolError(f"{python} has no types.LateDefaultType: it is not the patched "
+                        "interpreter of this repository (run `make`)")
+    return str(info["version"].split()[0])
 
 
 def shown_path(path: Path) -> str:
@@ -139,38 +135,68 @@ def main(argv: list[str] | None = None) -> int:
 
     tools, extras = load_tools(), load_unpatched()
     if args.list:
-        for tool in tools:
-            needs = f" (needs {', '.join(tool.needs)})" if tool.needs else ""
-            print(f"{tool.name} {tool.version}: patched{needs}")
-        for extra in extras:
-            print(f"{extra.name} {extra.version or '(standard library)'}: no patch")
-        print(", ".join(FRAMEWORKS) + f": no patch ({rel(FRAMEWORK_TESTS)})")
+        list_tools(tools, extras)
         return 0
     known = {t.name for t in tools} | {u.name for u in extras} | set(FRAMEWORKS)
     if set(args.tool) - known:
-        raise ToolError(f"unknown tool(s) {', '.join(sorted(set(args.tool) - known))}; --list shows them")
-    chosen = set(args.tool) or known
-
+        raise ToolError(f"unknown tool(s) {', '.join(sorted(set(args.tool) - known))}; "
+                        "--list shows them")
     python = built_python(args.python)
     version = patched_interpreter(python)
     layout = Layout(args.out.absolute())
     started = time.monotonic()
-    venvs: dict[str, Path] = {}
-    inventories: dict[str, dict[str, dict[str, Any]]] = {}
-    failed: list[str] = []
-    rows, extra_rows, upstream = [], [], {}
-    for variant in VARIANTS:
-        if variant == "patched" or not (args.no_stock or args.venv_only):
-            venvs[variant], inventories[variant] = prepare_venv(python, variant, tools,
-                                                                extras, layout)
+    variants = ("patched",) if args.no_stock or args.venv_only else VARIANTS
+    venvs, inventories = prepare_venvs(python, variants, tools, extras, layout)
     if args.venv_only:
         return 0
+    failed = run_and_report(python, version, venvs, inventories, tools, extras, layout,
+                            chosen=set(args.tool) or known, tests=args.tests,
+                            started=started)
+    if failed:
+        print(f"error: failed: {', '.join(failed)} (see {rel(layout.root / 'report.md')})",
+              file=sys.stderr)
+        return 1
+    return 0
+
+
+def list_tools(tools: list[Tool], extras: list[Unpatched]) -> None:
+    for tool in tools:
+        needs = f" (needs {', '.join(tool.needs)})" if tool.needs else ""
+        print(f"{tool.name} {tool.version}: patched{needs}")
+    for extra in extras:
+        print(f"{extra.name} {extra.version or '(standard library)'}: no patch")
+    print(", ".join(FRAMEWORKS) + f": no patch ({rel(FRAMEWORK_TESTS)})")
+
+
+Inventory = dict[str, dict[str, Any]]
+
+
+def prepare_venvs(python: Path, variants: tuple[str, ...], tools: list[Tool],
+                  extras: list[Unpatched], layout: Layout
+                  ) -> tuple[dict[str, Path], dict[str, Inventory]]:
+    """Step 1: the venv of each variant, current; their pythons and distributions."""
+    venvs: dict[str, Path] = {}
+    inventories: dict[str, Inventory] = {}
+    for variant in variants:
+        venvs[variant], inventories[variant] = prepare_venv(python, variant, tools, extras,
+                                                            layout)
+    return venvs, inventories
+
+
+def run_and_report(python: Path, version: str, venvs: dict[str, Path],
+                   inventories: dict[str, Inventory], tools: list[Tool],
+                   extras: list[Unpatched], layout: Layout, *, chosen: set[str], tests: bool,
+                   started: float) -> list[str]:
+    """Steps 2 and 3: the probes (and with tests, the upstream tests) of the chosen
+    tools, then report.md and report.json. Returns what failed."""
     built = time.monotonic() - started
+    failed: list[str] = []
+    rows, extra_rows, upstream = [], [], {}
     dists = inventories["patched"]
     for tool in tools:
         if tool.name in chosen:
             row, summary = probe_tool(tool, venvs, layout, dists[norm(tool.name)]["name"],
-                                      args.tests, failed)
+                                      tests, failed)
             rows.append(row)
             if summary is not None:
                 upstream[tool.name] = summary
@@ -197,11 +223,4 @@ def main(argv: list[str] | None = None) -> int:
     report.write_text(render_report(data))
     (layout.root / "report.json").write_text(json.dumps(data, indent=1) + "\n")
     say(f"report: {rel(report)}")
-    if failed:
-        print(f"error: failed: {', '.join(failed)} (see {rel(report)})", file=sys.stderr)
-        return 1
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+    return failed
