@@ -34,105 +34,11 @@ from pathlib import Path
 from tools import fetch_cpython
 from tools.common import ToolError, exits_on_tool_error, run, say, verify_sha256
 from tools.paths import PATCHES, TARBALL, TARBALL_SHA256, TARBALL_TOPDIR, TREE, shown
+from tools.tree_files import EXCLUDE, is_generated
 
 SNAPSHOT = "pep671-synced"          # under .git: patches/ as last applied/exported
 UPSTREAM_DATE = "2025-06-11T12:00:00+00:00"   # release date of 3.13.5
 IDENTITY = {"name": "pep671", "email": "pep671@localhost"}
-
-# Files written by the `make regen-*` targets that the build runs; they are
-# regenerated on every build and stay out of the patches.
-GENERATED = [
-    "Doc/library/token-list.inc",
-    "Include/internal/pycore_ast.h",
-    "Include/internal/pycore_ast_state.h",
-    "Include/internal/pycore_global_objects_fini_generated.h",
-    "Include/internal/pycore_global_strings.h",
-    "Include/internal/pycore_opcode_metadata.h",
-    "Include/internal/pycore_runtime_init_generated.h",
-    "Include/internal/pycore_token.h",
-    "Include/internal/pycore_unicodeobject_generated.h",
-    "Include/internal/pycore_uop_ids.h",
-    "Include/internal/pycore_uop_metadata.h",
-    "Include/opcode_ids.h",
-    "Lib/_opcode_metadata.py",
-    "Lib/keyword.py",
-    "Lib/token.py",
-    "Modules/_sre/sre_constants.h",
-    "Modules/_sre/sre_targets.h",
-    "Objects/typeslots.inc",
-    "Parser/parser.c",
-    "Parser/token.c",
-    "Programs/test_frozenmain.h",
-    "Python/Python-ast.c",
-    "Python/executor_cases.c.h",
-    "Python/generated_cases.c.h",
-    "Python/opcode_targets.h",
-    "Python/optimizer_cases.c.h",
-]
-
-
-def is_generated(path: str) -> bool:
-    # Argument Clinic output (regen-global-objects runs `make clinic`).
-    return path in GENERATED or ("/clinic/" in path and path.endswith(".c.h"))
-
-
-# Ignore rules for the build products of an in-tree build (kept in
-# .git/info/exclude, so they are not part of any commit or patch).
-EXCLUDE = """\
-# written by tools.pq: products of an in-tree CPython build
-*.o
-*.a
-*.so
-*.so.*
-*.pyc
-*.new
-__pycache__/
-/build/
-/python
-/python-gdb.py
-/_bootstrap_python
-/python-config
-/python-config.py
-/python.exe
-/Makefile
-/Makefile.pre
-/Misc/python.pc
-/Misc/python-embed.pc
-/Misc/python-config.sh
-/Modules/Setup.bootstrap
-/Modules/Setup.local
-/Modules/Setup.stdlib
-/Modules/config.c
-/Modules/ld_so_aix
-/Programs/_freeze_module
-/Programs/_testembed
-/Python/frozen_modules/*.h
-/Python/deepfreeze/
-/Lib/build/
-/Lib/test/data/*
-!/Lib/test/data/README
-/config.log
-/config.status
-/config.status.lineno
-/config.cache
-/pyconfig.h
-/pybuilddir.txt
-/platform
-/libpython*
-/Tools/unicode/data/
-/Tools/msi/obj/
-/profile-*
-/*.profraw
-/*.profdata
-/.pep671-*
-/TAGS
-/tags
-/gmon.out
-/@test*
-/test_python_*
-/Lib/test/@test*
-"""
-
 
 def git_env() -> dict[str, str]:
     """Environment for git: no user/system config, fixed identity."""

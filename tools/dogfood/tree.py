@@ -6,7 +6,8 @@ from pathlib import Path
 from typing import Iterable
 
 from tools.build import build, clone_tree
-from tools.pq import git, is_generated
+from tools.pq import git
+from tools.tree_files import is_generated
 
 
 def prepare_tree(source: Path, tree: Path) -> bool:
