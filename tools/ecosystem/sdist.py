@@ -1,7 +1,7 @@
-"""A pinned sdist from PyPI: download it, check its sha256, unpack it, apply our patch,
-build its wheel, install.
+"""A pinned sdist from PyPI: download it, check its sha256, unpack it, apply our patch
+(with git apply), build its wheel, install.
 
-Used by tools.ecosystem, which builds every ecosystem/patched/<tool>/ from its pin.toml
+Used by tools.ecosystem.venvs, which builds every ecosystem/patched/<tool>/ from its pin.toml
 (and so by tests/test_third_party.py): the steps are separate so that a caller can
 build a stock and a patched wheel from one download.
 """
