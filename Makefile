@@ -19,29 +19,33 @@ PREFIX             ?= $(HOME)/.local/pep671
 # make dogfood: the lbdefaults verdicts whose rewrites of Lib/ are tested
 DOGFOOD            ?= safe
 
-TARBALL         := build/Python-3.13.5.tar.xz
-BASELINE_SERIES := build/baseline-series
+# The build's paths, as in tools/paths.py (the tools default to those; these are the
+# ones a recipe names itself).
+PYTHON          := ./python
+BUILD           := build
+TREE            := $(BUILD)/cpython
+BASELINE_PYTHON := $(BUILD)/baseline/python
+VENV_PYTHON     := $(BUILD)/venv/bin/python
+BENCH_PYTHON    := $(BUILD)/bench-venv/bin/python
+
 TOOL            := $(PYTHON3) -m tools
 BUILD_TREE      := $(TOOL).build --jobs $(JOBS) $(if $(V),--verbose,)
 # what the patched interpreters call themselves in sys.version: pep671-<patches>-<digest>
 BUILD_TAG       := --build-tag "$$($(TOOL).pq version)"
 # the environment of CPython's tests: no PYTHON* variable (tools/common.py says why)
 SCRUBBED        := $(TOOL).scrubbed
-NEED_BASELINE   := test -x build/baseline/python || $(MAKE) baseline CONFIGURE_FLAGS="$(CONFIGURE_FLAGS)"
-PYTEST          := $(TOOL).run_pytest --python ./python
-BENCH           := $(PYTHON3) -m bench.run --python ./python --baseline-python build/baseline/python
-BENCH_PYTHON    := build/bench-venv/bin/python
+NEED_BASELINE   := test -x $(BASELINE_PYTHON) || $(MAKE) baseline CONFIGURE_FLAGS="$(CONFIGURE_FLAGS)"
+PYTEST          := $(TOOL).run_pytest --python $(PYTHON)
+BENCH           := $(PYTHON3) -m bench.run --python $(PYTHON) --baseline-python $(BASELINE_PYTHON)
 
 # $(call late_tests,PYTHON,REGRTEST OPTIONS,SCRUBBED OPTIONS)
 late_tests = $(SCRUBBED) $(3) -- $(1) -m test $(2) $(LATE_DEFAULT_TESTS)
 
-# $(call clone_build,NAME,CONFIGURE FLAGS,ENVIRONMENT): build/NAME, a clone of
-# build/cpython kept in sync with it (tools.pq may rewrite its history, hence
-# fetch + reset), configured with its own flags and built.
+# $(call clone_build,NAME,CONFIGURE FLAGS,ENVIRONMENT): $(BUILD)/NAME, a clone of
+# $(TREE) kept in sync with it, configured with its own flags and built.
 define clone_build
-	@test -d build/$(1)/.git || git clone -q build/cpython build/$(1)
-	@git -C build/$(1) fetch -q origin && git -C build/$(1) reset -q --hard FETCH_HEAD
-	@$(3) $(BUILD_TREE) --tree build/$(1) --name $(1) --regen --configure-flags="$(2)" $(BUILD_TAG)
+	@$(3) $(BUILD_TREE) --clone-of $(TREE) --tree $(BUILD)/$(1) --name $(1) --regen \
+		--configure-flags="$(2)" $(BUILD_TAG)
 endef
 
 .DEFAULT_GOAL := all
@@ -62,55 +66,52 @@ deps-check: ## check the Debian build dependencies; one message names the missin
 	@$(TOOL).deps check
 
 fetch: deps ## get the pinned, verified upstream tarball
-	@$(TOOL).fetch_cpython --out $(TARBALL) --apt-dir build/apt
+	@$(TOOL).fetch_cpython
 
 tree: fetch ## build/cpython = pristine upstream + patches/ (rebuilt when patches/ changed)
-	@$(TOOL).pq prepare --tarball $(TARBALL)
+	@$(TOOL).pq prepare
 
 build: tree ## regenerate, configure (when the flags changed) and build build/cpython -> ./python
-	@$(BUILD_TREE) --tree build/cpython --name cpython --regen \
-		--configure-flags="$(CONFIGURE_FLAGS)" --link python $(BUILD_TAG)
+	@$(BUILD_TREE) --tree $(TREE) --name cpython --regen \
+		--configure-flags="$(CONFIGURE_FLAGS)" --link $(PYTHON) $(BUILD_TAG)
 
 baseline: fetch ## unpatched upstream, same configure flags -> build/baseline/python
-	@mkdir -p $(BASELINE_SERIES) && touch $(BASELINE_SERIES)/series
-	@$(TOOL).pq prepare --tarball $(TARBALL) --tree build/baseline --patches $(BASELINE_SERIES)
-	@$(BUILD_TREE) --tree build/baseline --name baseline --configure-flags="$(CONFIGURE_FLAGS)"
+	@$(BUILD_TREE) --baseline --configure-flags="$(CONFIGURE_FLAGS)"
 
 test: regrtest docs-check pytest ## build, then the regression suite in parity mode, the docs check, then pytest
 
 regrtest: build ## CPython's regression suite in parity mode (TESTS="..." narrows it)
-	@$(TOOL).regrtest_parity --python ./python --baseline-python build/baseline/python \
-		--build-baseline '$(MAKE) baseline CONFIGURE_FLAGS="$(CONFIGURE_FLAGS)"' \
+	@$(TOOL).regrtest_parity --python $(PYTHON) --baseline-python $(BASELINE_PYTHON) \
 		--jobs $(JOBS) --tests "$(TESTS)" --configure-flags="$(CONFIGURE_FLAGS)"
 
 pytest: build ## tests/ with pytest, from a venv made by ./python -m venv
 	@$(PYTEST)
 
-ecosystem: build ## third_party/ tools stock and patched, in venvs of ./python, on =>: build/ecosystem/report.md
-	@$(TOOL).ecosystem --python ./python
+ecosystem: build ## ecosystem/patched/ tools stock and patched, in venvs of ./python, on =>: build/ecosystem/report.md
+	@$(TOOL).ecosystem --python $(PYTHON)
 
 debug: tree ## a --with-pydebug build of the patched tree -> build/debug/python
 	$(call clone_build,debug,--with-pydebug)
 
 refleak: debug ## -R 3:3 on LATE_DEFAULT_TESTS (and inspect's late-default tests), debug build
-	@$(call late_tests,build/debug/python,-R 3:3)
-	@$(SCRUBBED) -- build/debug/python -m test -R 3:3 test_inspect -m '*LateBound*'
+	@$(call late_tests,$(BUILD)/debug/python,-R 3:3)
+	@$(SCRUBBED) -- $(BUILD)/debug/python -m test -R 3:3 test_inspect -m '*LateBound*'
 
 asan: tree ## an AddressSanitizer build -> build/asan/python, running LATE_DEFAULT_TESTS
 	$(call clone_build,asan,--with-address-sanitizer --without-pymalloc,ASAN_OPTIONS=detect_leaks=0)
-	@ASAN_OPTIONS=detect_leaks=0 $(call late_tests,build/asan/python)
+	@ASAN_OPTIONS=detect_leaks=0 $(call late_tests,$(BUILD)/asan/python)
 
 freethreaded: tree ## a --disable-gil build -> build/freethreaded/python (GIL off), running LATE_DEFAULT_TESTS
 	$(call clone_build,freethreaded,--disable-gil)
-	@$(call late_tests,build/freethreaded/python,,--set PYTHON_GIL=0)
+	@$(call late_tests,$(BUILD)/freethreaded/python,,--set PYTHON_GIL=0)
 
 fuzz: build ## the differential fuzzer for FUZZ_SECONDS (prints the seed of a mismatch)
-	@./python -m tools.fuzz_late_defaults --seed $(FUZZ_SEED) --cases 0 --seconds $(FUZZ_SECONDS)
+	@$(PYTHON) -m tools.fuzz_late_defaults --seed $(FUZZ_SEED) --cases 0 --seconds $(FUZZ_SECONDS)
 
 fuzz-grammar: build ## grammar fuzzing, FUZZ_SECONDS per mode: => injected into Lib/, hypothesmith
-	@test -x build/venv/bin/python || $(PYTEST) -- --version >/dev/null
+	@test -x $(VENV_PYTHON) || $(PYTEST) -- --version >/dev/null
 	@status=0; for mode in stdlib hypothesmith; do \
-		build/venv/bin/python -m tools.fuzz_grammar $$mode --seed $(FUZZ_SEED) --cases 0 \
+		$(VENV_PYTHON) -m tools.fuzz_grammar $$mode --seed $(FUZZ_SEED) --cases 0 \
 			--seconds $(FUZZ_SECONDS) || status=1; done; exit $$status
 
 bench: build ## callgrind + pyperf micro pairs + pyperformance subset vs build/baseline -> build/bench/
@@ -131,23 +132,23 @@ bench-report: ## render build/bench/report.md and report.png again from build/be
 	@$(BENCH_PYTHON) -m bench.report
 
 dogfood: build ## Lib/ rewritten with => (DOGFOOD=safe or safe,needs-review): regrtest parity, bisection, pyperformance counts vs ./python -> build/dogfood/report.md
-	@$(TOOL).dogfood --verdicts $(DOGFOOD) --python ./python --jobs $(JOBS) --tests "$(TESTS)"
+	@$(TOOL).dogfood --verdicts $(DOGFOOD) --python $(PYTHON) --jobs $(JOBS) --tests "$(TESTS)"
 
 docs: build ## the PEP, the CPython docs (no new warnings), the autodoc page of examples/autodoc/
 	@status=0; $(TOOL).build_docs cpython || status=1; \
-		$(TOOL).build_docs autodoc --python ./python || status=1; exit $$status
+		$(TOOL).build_docs autodoc --python $(PYTHON) || status=1; exit $$status
 
 docs-check: tree ## fast docs check (part of make test): the PEP with -W, sphinx-lint
 	@$(TOOL).build_docs check
 
 demo: build ## run the short tour with ./python
-	@./python examples/tour.py
+	@$(PYTHON) examples/tour.py
 
 install: build ## install the interpreter into PREFIX (default ~/.local/pep671) like make altinstall
 	@$(TOOL).install install --prefix "$(PREFIX)"
 
 dist: build ## a relocatable build/dist/pep671-VERSION-PLATFORM.tar.xz and its SHA256SUMS
-	@$(TOOL).install dist --out-dir build/dist
+	@$(TOOL).install dist
 
 status: ## does build/cpython have work that is not in patches/?
 	@$(TOOL).pq status
@@ -155,4 +156,4 @@ status: ## does build/cpython have work that is not in patches/?
 clean: ## remove build/ and ./python (refused while build/cpython has unexported work)
 	@$(TOOL).pq status >/dev/null || { $(TOOL).pq status; \
 		echo "refusing to delete build/cpython: export or discard that work first" >&2; exit 1; }
-	rm -rf build python
+	rm -rf $(BUILD) $(PYTHON)

@@ -11,7 +11,6 @@ from typing import Any, Iterable
 from tools.common import scrubbed_env
 
 BENCH = Path(__file__).resolve().parent
-REPO = BENCH.parent
 MICRO = BENCH / "micro"
 HARNESS = MICRO / "harness.py"
 

@@ -19,7 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bench.model import REPO, geomean, ratio_spread
+from tools.paths import BENCH_OUT, shown
+from bench.model import geomean, ratio_spread
 
 Bar = tuple[str, float, float | None, str]  # label, ratio, spread or None, group
 COLORS = {"late": "#3465a4", "parity": "#73aa3c", "pyperf": "#ed9628", "other": "#787878"}
@@ -49,216 +50,282 @@ def why_of(parts: dict[str, dict[str, Any]], name: str) -> str:
     return why.splitlines()[0]
 
 
-def build_report(res: dict[str, Any]) -> tuple[str, str, list[Bar]]:
-    """(full markdown, the part printed to the terminal, chart bars) of a results.json."""
-    run, parts, suites = res["run"], res["parts"], res["suites"]
-    cg = res.get("callgrind", {})
-    late = cg.get("late/patched", {})
-    par_p, par_b = cg.get("parity/patched", {}), cg.get("parity/baseline", {})
-    pl = res.get("pyperf_late", {})
-    pp = res.get("pyperf_parity", {})
-    bars: list[Bar] = []
-    md: list[str] = []
+@dataclass
+class LateRatio:
+    """The callgrind ratios of one call shape (patched interpreter)."""
+    omitted_vs_sentinel: float
+    omitted_vs_floor: float
+    omitted_vs_floor_net: float  # net of the empty loop's cost
+    passed_vs_sentinel: float
+
+
+def pyperf_ratio(pyperf_late: dict[str, list[float]], a: str, b: str
+                 ) -> tuple[float, float] | None:
+    """pyperf's mean ratio a/b and its spread, when both were timed."""
+    if pyperf_late.get(a) and pyperf_late.get(b):
+        return ratio_spread(pyperf_late[a], pyperf_late[b])
+    return None
+
+
+def late_table(res: dict[str, Any], bars: list[Bar]
+               ) -> tuple[list[str], dict[str, LateRatio]]:
+    """Late default vs sentinel idiom vs floor, per call shape: the table and the ratios."""
+    late = res.get("callgrind", {}).get("late/patched", {})
+    timed = res.get("pyperf_late", {})
     loop = late.get("loop.overhead", {}).get("per_iter")
-
-    def pr(a: str, b: str) -> tuple[float, float] | None:
-        if pl.get(a) and pl.get(b):
-            return ratio_spread(pl[a], pl[b])
-        return None
-
-    # ---- late vs sentinel vs floor
-    shapes = [g for g in dict.fromkeys(m["group"] for m in suites["late"]) if g != "loop"]
-    t1 = ["| shape | late omitted | sentinel omitted | floor | late/sentinel | late/floor "
-          "(net of loop) | late passed | sentinel passed | passed: late/sentinel | "
-          "pyperf late/sentinel | pyperf late/floor | pyperf passed late/sentinel |",
-          "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
-    late_ratios: dict[str, dict[str, float]] = {}
-    for g in shapes:
-        v = {r: late.get(f"{g}.{r}", {}).get("per_iter") for r in suites["late_roles"]}
+    shapes = [g for g in dict.fromkeys(m["group"] for m in res["suites"]["late"]) if g != "loop"]
+    table = ["| shape | late omitted | sentinel omitted | floor | late/sentinel | late/floor "
+             "(net of loop) | late passed | sentinel passed | passed: late/sentinel | "
+             "pyperf late/sentinel | pyperf late/floor | pyperf passed late/sentinel |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    ratios: dict[str, LateRatio] = {}
+    for shape in shapes:
+        v = {r: late.get(f"{shape}.{r}", {}).get("per_iter") for r in res["suites"]["late_roles"]}
         if any(x is None for x in v.values()):
             continue
-        r_ls = v["late_omitted"] / v["sentinel_omitted"]
-        r_lf = v["late_omitted"] / v["floor"]
-        r_lf_net = ((v["late_omitted"] - loop) / (v["floor"] - loop)) if loop else float("nan")
-        r_pp = v["late_passed"] / v["sentinel_passed"]
-        late_ratios[g] = {"ls": r_ls, "lf": r_lf, "lf_net": r_lf_net, "pp": r_pp,
-                          "ls_net": ((v["late_omitted"] - loop) / (v["sentinel_omitted"] - loop))
-                          if loop else float("nan")}
-        p1, p2, p3 = (pr(f"{g}.late_omitted", f"{g}.sentinel_omitted"),
-                      pr(f"{g}.late_omitted", f"{g}.floor"),
-                      pr(f"{g}.late_passed", f"{g}.sentinel_passed"))
-        t1.append(f"| {g} | {v['late_omitted']:.1f} | {v['sentinel_omitted']:.1f} | "
-                  f"{v['floor']:.1f} | {r_ls:.4f} | {r_lf:.4f} ({r_lf_net:.4f}) | "
-                  f"{v['late_passed']:.1f} | {v['sentinel_passed']:.1f} | {r_pp:.4f} | "
-                  f"{fmt_ratio(*p1) if p1 else '–'} | {fmt_ratio(*p2) if p2 else '–'} | "
-                  f"{fmt_ratio(*p3) if p3 else '–'} |")
-        bars.append((f"{g} late/sentinel", r_ls, None, "late"))
-        bars.append((f"{g} late/floor", r_lf, None, "late"))
-        bars.append((f"{g} passed late/sent.", r_pp, None, "late"))
-        if p1:
-            bars.append((f"{g} late/sentinel pyperf", p1[0], p1[1], "pyperf"))
+        r = LateRatio(v["late_omitted"] / v["sentinel_omitted"], v["late_omitted"] / v["floor"],
+                      ((v["late_omitted"] - loop) / (v["floor"] - loop)) if loop
+                      else float("nan"), v["late_passed"] / v["sentinel_passed"])
+        ratios[shape] = r
+        timed_ratios = [pyperf_ratio(timed, f"{shape}.{a}", f"{shape}.{b}") for a, b in
+                        (("late_omitted", "sentinel_omitted"), ("late_omitted", "floor"),
+                         ("late_passed", "sentinel_passed"))]
+        table.append(f"| {shape} | {v['late_omitted']:.1f} | {v['sentinel_omitted']:.1f} | "
+                     f"{v['floor']:.1f} | {r.omitted_vs_sentinel:.4f} | "
+                     f"{r.omitted_vs_floor:.4f} ({r.omitted_vs_floor_net:.4f}) | "
+                     f"{v['late_passed']:.1f} | {v['sentinel_passed']:.1f} | "
+                     f"{r.passed_vs_sentinel:.4f} | "
+                     + " | ".join(fmt_ratio(*t) if t else "–" for t in timed_ratios) + " |")
+        bars.append((f"{shape} late/sentinel", r.omitted_vs_sentinel, None, "late"))
+        bars.append((f"{shape} late/floor", r.omitted_vs_floor, None, "late"))
+        bars.append((f"{shape} passed late/sent.", r.passed_vs_sentinel, None, "late"))
+        if timed_ratios[0]:
+            bars.append((f"{shape} late/sentinel pyperf", *timed_ratios[0], "pyperf"))
+    return table, ratios
 
-    # ---- parity
-    t2 = ["| micro | baseline | patched | patched/baseline | pyperf patched/baseline |",
-          "|---|---:|---:|---:|---:|"]
-    par_ratio: dict[str, float] = {}
-    for m in suites["parity"]:
+
+def parity_table(res: dict[str, Any], bars: list[Bar]) -> tuple[list[str], dict[str, float]]:
+    """Patched vs baseline on code without late defaults: the table and each ratio."""
+    callgrind = res.get("callgrind", {})
+    patched, baseline = callgrind.get("parity/patched", {}), callgrind.get("parity/baseline", {})
+    timed = res.get("pyperf_parity", {})
+    table = ["| micro | baseline | patched | patched/baseline | pyperf patched/baseline |",
+             "|---|---:|---:|---:|---:|"]
+    ratios: dict[str, float] = {}
+    for m in res["suites"]["parity"]:
         name = m["name"]
-        b, p = par_b.get(name, {}).get("per_iter"), par_p.get(name, {}).get("per_iter")
+        b, p = baseline.get(name, {}).get("per_iter"), patched.get(name, {}).get("per_iter")
         if b is None or p is None:
             continue
-        par_ratio[name] = p / b
+        ratios[name] = p / b
         pyr = None
-        if pp.get("patched", {}).get(name) and pp.get("baseline", {}).get(name):
-            pyr = ratio_spread(pp["patched"][name], pp["baseline"][name])
-        t2.append(f"| {name} | {b:,.1f} | {p:,.1f} | {p / b:.4f} | "
-                  f"{fmt_ratio(*pyr) if pyr else '–'} |")
+        if timed.get("patched", {}).get(name) and timed.get("baseline", {}).get(name):
+            pyr = ratio_spread(timed["patched"][name], timed["baseline"][name])
+        table.append(f"| {name} | {b:,.1f} | {p:,.1f} | {p / b:.4f} | "
+                     f"{fmt_ratio(*pyr) if pyr else '–'} |")
         if m["group"] != "loop":
             bars.append((f"{name} patched/base", p / b, None, "parity"))
             if pyr:
                 bars.append((f"{name} pyperf", pyr[0], pyr[1], "pyperf"))
+    return table, ratios
 
-    # ---- targets
-    tg: list[Target] = []
-    ppcg = res.get("pyperformance_callgrind")
-    if ppcg:
-        rows = ppcg["rows"]
+
+def pyperformance_targets(res: dict[str, Any]) -> list[Target]:
+    """The pyperformance targets: counted by callgrind (judged), timed (reported)."""
+    targets: list[Target] = []
+    counted = res.get("pyperformance_callgrind")
+    if counted:
+        rows = counted["rows"]
         worst = max(rows, key=lambda n: rows[n]["ratio"])
-        tg.append(Target("pyperformance subset geomean patched/baseline within 1% "
-                         "(callgrind, instructions per loop)",
-                         f"geomean {ppcg['geomean']:.4f} (worst {worst} "
-                         f"{rows[worst]['ratio']:.4f})", verdict(ppcg["geomean"] <= 1.01)))
+        targets.append(Target("pyperformance subset geomean patched/baseline within 1% "
+                              "(callgrind, instructions per loop)",
+                              f"geomean {counted['geomean']:.4f} (worst {worst} "
+                              f"{rows[worst]['ratio']:.4f})", verdict(counted["geomean"] <= 1.01)))
     else:
-        tg.append(Target("pyperformance subset geomean patched/baseline within 1% "
-                         "(callgrind)", "–", "SKIP", why_of(parts, "pyperformance (callgrind)")))
-    ppf = res.get("pyperformance")
-    if ppf:
-        tg.append(Target(f"pyperformance ({ppf['which']}) geomean patched/baseline "
-                         "(wall clock)", f"{ppf['geomean']:.4f}", "INFO",
-                         "not judged: on a shared machine two runs of one binary differ by "
-                         "more than 1%; see compare_to below"))
+        targets.append(Target("pyperformance subset geomean patched/baseline within 1% "
+                              "(callgrind)", "–", "SKIP",
+                              why_of(res["parts"], "pyperformance (callgrind)")))
+    timed = res.get("pyperformance")
+    if timed:
+        targets.append(Target(f"pyperformance ({timed['which']}) geomean patched/baseline "
+                              "(wall clock)", f"{timed['geomean']:.4f}", "INFO",
+                              "not judged: on a shared machine two runs of one binary differ "
+                              "by more than 1%; see compare_to below"))
     else:
-        tg.append(Target("pyperformance geomean patched/baseline within 1% (wall clock)", "–",
-                         "SKIP", why_of(parts, "pyperformance")))
+        targets.append(Target("pyperformance geomean patched/baseline within 1% (wall clock)",
+                              "–", "SKIP", why_of(res["parts"], "pyperformance")))
+    return targets
 
-    def group_target(what: str, names: list[str], limit: float) -> None:
-        rs = {n: par_ratio[n] for n in names if n in par_ratio}
+
+def parity_targets(suites: dict[str, Any], ratios: dict[str, float]) -> list[Target]:
+    """Code without late defaults costs what it did: calls, compile(), function creation."""
+    targets: list[Target] = []
+    for what, role, limit in (
+            ("callgrind, calls without late defaults, patched/baseline within 0.5%", "call",
+             1.005),
+            ("callgrind, compile() of large stdlib modules within 1%", "compile", 1.01),
+            ("callgrind, function creation (MAKE_FUNCTION) within 1%", "make", 1.01)):
+        rs = {m["name"]: ratios[m["name"]] for m in suites["parity"]
+              if m["role"] == role and m["name"] in ratios}
         if not rs:
-            tg.append(Target(what, "–", "SKIP", "no parity callgrind data"))
-            return
-        gm = geomean(rs.values())
+            targets.append(Target(what, "–", "SKIP", "no parity callgrind data"))
+            continue
         worst = max(rs, key=rs.__getitem__)
-        tg.append(Target(what, f"geomean {gm:.4f} (worst {worst} {rs[worst]:.4f})",
-                         verdict(gm <= limit)))
+        targets.append(Target(what, f"geomean {geomean(rs.values()):.4f} (worst {worst} "
+                                    f"{rs[worst]:.4f})", verdict(geomean(rs.values()) <= limit)))
+    return targets
 
-    calls = [m["name"] for m in suites["parity"] if m["role"] == "call"]
-    group_target("callgrind, calls without late defaults, patched/baseline within 0.5%",
-                 calls, 1.005)
-    group_target("callgrind, compile() of large stdlib modules within 1%",
-                 [m["name"] for m in suites["parity"] if m["role"] == "compile"], 1.01)
-    group_target("callgrind, function creation (MAKE_FUNCTION) within 1%",
-                 [m["name"] for m in suites["parity"] if m["role"] == "make"], 1.01)
-    if late_ratios:
-        def lr(key: str) -> str:
-            return ", ".join(f"{g} {r[key]:.3f}" for g, r in late_ratios.items())
-        ls = [r["ls"] for r in late_ratios.values()]
-        tg.append(Target("late default omitted <= sentinel idiom (callgrind, every shape)",
-                         f"geomean {geomean(ls):.4f}; {lr('ls')}", verdict(max(ls) <= 1.0),
-                         "aim: clearly cheaper"))
-        pp_ = [r["pp"] for r in late_ratios.values()]
-        tg.append(Target("late default passed <= sentinel passed (callgrind, every shape)",
-                         f"geomean {geomean(pp_):.4f}; {lr('pp')}", verdict(max(pp_) <= 1.0)))
-        lf = [r["lf_net"] for r in late_ratios.values()]
-        tg.append(Target("late default omitted within 5% of the floor (callgrind, net of the "
-                         "loop, every shape)",
-                         f"geomean {geomean(lf):.4f}; {lr('lf_net')} (gross geomean "
-                         f"{geomean(r['lf'] for r in late_ratios.values()):.4f})",
-                         verdict(max(lf) <= 1.05),
-                         "see the PEP's performance section: the prologue's test and jump"))
-    else:
-        for what in ("late default omitted <= sentinel idiom", "late default passed <= "
-                     "sentinel passed", "late default omitted within 5% of the floor"):
-            tg.append(Target(what, "–", "SKIP", "no callgrind data for suite late"))
-    so = res.get("sizeof", {})
-    if "patched" in so and "baseline" in so:
-        d = so["patched"]["function"] - so["baseline"]["function"]
-        tg.append(Target("sys.getsizeof(function without late defaults): unchanged or +1 "
-                         "pointer", f"baseline {so['baseline']['function']}, patched "
-                         f"{so['patched']['function']} ({d:+d} bytes)",
-                         verdict(d in (0, so["patched"]["pointer"]))))
-    else:
-        tg.append(Target("sys.getsizeof(function without late defaults)",
-                         str(so.get("patched", "–")), "SKIP", "baseline missing"))
-    t3 = ["| target | measured | verdict | note |", "|---|---|---|---|"]
-    t3 += [f"| {t.what} | {t.measured} | **{t.verdict}** | {t.note} |" for t in tg]
 
-    # ---- assemble
+def late_targets(ratios: dict[str, LateRatio]) -> list[Target]:
+    """Late defaults cost no more than the sentinel idiom, and little over the floor."""
+    if not ratios:
+        return [Target(what, "–", "SKIP", "no callgrind data for suite late")
+                for what in ("late default omitted <= sentinel idiom", "late default passed <= "
+                             "sentinel passed", "late default omitted within 5% of the floor")]
+
+    def listed(key: str) -> str:
+        return ", ".join(f"{g} {getattr(r, key):.3f}" for g, r in ratios.items())
+
+    omitted = [r.omitted_vs_sentinel for r in ratios.values()]
+    passed = [r.passed_vs_sentinel for r in ratios.values()]
+    floor = [r.omitted_vs_floor_net for r in ratios.values()]
+    gross = geomean(r.omitted_vs_floor for r in ratios.values())
+    return [
+        Target("late default omitted <= sentinel idiom (callgrind, every shape)",
+               f"geomean {geomean(omitted):.4f}; {listed('omitted_vs_sentinel')}",
+               verdict(max(omitted) <= 1.0), "aim: clearly cheaper"),
+        Target("late default passed <= sentinel passed (callgrind, every shape)",
+               f"geomean {geomean(passed):.4f}; {listed('passed_vs_sentinel')}",
+               verdict(max(passed) <= 1.0)),
+        Target("late default omitted within 5% of the floor (callgrind, net of the "
+               "loop, every shape)",
+               f"geomean {geomean(floor):.4f}; {listed('omitted_vs_floor_net')} (gross "
+               f"geomean {gross:.4f})", verdict(max(floor) <= 1.05),
+               "see the PEP's performance section: the prologue's test and jump"),
+    ]
+
+
+def sizeof_target(sizes: dict[str, Any]) -> Target:
+    if "patched" in sizes and "baseline" in sizes:
+        d = sizes["patched"]["function"] - sizes["baseline"]["function"]
+        return Target("sys.getsizeof(function without late defaults): unchanged or +1 "
+                      "pointer", f"baseline {sizes['baseline']['function']}, patched "
+                      f"{sizes['patched']['function']} ({d:+d} bytes)",
+                      verdict(d in (0, sizes["patched"]["pointer"])))
+    return Target("sys.getsizeof(function without late defaults)",
+                  str(sizes.get("patched", "–")), "SKIP", "baseline missing")
+
+
+def targets_table(targets: list[Target]) -> list[str]:
+    return ["| target | measured | verdict | note |", "|---|---|---|---|",
+            *(f"| {t.what} | {t.measured} | **{t.verdict}** | {t.note} |" for t in targets)]
+
+
+def header(res: dict[str, Any]) -> list[str]:
+    """Where and how the run was made, and what its figures are."""
+    run = res["run"]
     load = " / ".join(f"{x:.2f}" for x in run["loadavg"]) if run["loadavg"] else "?"
-    md += [f"# pep671 benchmarks ({run['mode']} mode)", "",
-           f"{run['finished']}, {run['node']}, {run['machine']}, {run['cpus']} CPUs, load "
-           f"average {load} at the end, run took {run['elapsed'] / 60:.1f} min.",
-           "Interpreters: " + ", ".join(f"{tag} `{exe}`"
-                                        for tag, exe in run["interpreters"].items()) + ".", "",
-           "Primary evidence: callgrind instruction counts (Ir) of the timing loop alone, per "
-           "iteration (one call per iteration), PYTHONHASHSEED=0; repeatable to a few "
-           "instructions per 10^5 iterations. Secondary: pyperf wall-clock ratios, mean ± "
-           "1 sigma (relative stdevs in quadrature); this machine is shared and noisy.", "",
-           "## Targets", "", *t3, "",
-           "## Late-bound defaults vs the sentinel idiom vs the floor (patched interpreter)", "",
-           f"Instructions per iteration (callgrind, {late.get('pos.floor', {}).get('loops', '?')}"
-           f" iterations; the empty timing loop costs {loop:.1f} of them)." if loop else "",
-           "'floor' computes the value unconditionally in the body; net of loop = the loop "
-           "overhead subtracted from both.", "", *t1, "",
-           "## Patched vs baseline, identical source without `=>`", "",
-           "Instructions per iteration (callgrind); compile micros: per compile() call.", "",
-           *t2, ""]
-    if res.get("callgrind_subtract"):
-        md += ["## Cross-check: whole-process callgrind, N minus 0 iterations", "",
-               "| suite/interp | micro | per iteration (toggle) | per iteration (subtract) | "
-               "difference |", "|---|---|---:|---:|---:|"]
-        for key, d in sorted(res["callgrind_subtract"].items()):
-            for name, r in sorted(d.items()):
-                t = cg.get(key, {}).get(name, {}).get("per_iter")
-                if t:
-                    md.append(f"| {key} | {name} | {t:.2f} | {r['per_iter']:.2f} | "
-                              f"{(r['per_iter'] - t) / t:+.4%} |")
-        md.append("")
-    if res.get("pyperf_parity_compare_to"):
-        md += ["## pyperf compare_to (micro parity suite, baseline -> patched)", "", "```",
-               res["pyperf_parity_compare_to"].rstrip(), "```", ""]
-    if ppcg:
+    return [f"# pep671 benchmarks ({run['mode']} mode)", "",
+            f"{run['finished']}, {run['node']}, {run['machine']}, {run['cpus']} CPUs, load "
+            f"average {load} at the end, run took {run['elapsed'] / 60:.1f} min.",
+            "Interpreters: " + ", ".join(f"{tag} `{exe}`"
+                                         for tag, exe in run["interpreters"].items()) + ".", "",
+            "Primary evidence: callgrind instruction counts (Ir) of the timing loop alone, per "
+            "iteration (one call per iteration), PYTHONHASHSEED=0; repeatable to a few "
+            "instructions per 10^5 iterations. Secondary: pyperf wall-clock ratios, mean ± "
+            "1 sigma (relative stdevs in quadrature); this machine is shared and noisy.", ""]
+
+
+def cross_check(res: dict[str, Any]) -> list[str]:
+    """Whole-process callgrind, N minus 0 iterations, against the toggled counts."""
+    if not res.get("callgrind_subtract"):
+        return []
+    md = ["## Cross-check: whole-process callgrind, N minus 0 iterations", "",
+          "| suite/interp | micro | per iteration (toggle) | per iteration (subtract) | "
+          "difference |", "|---|---|---:|---:|---:|"]
+    for key, d in sorted(res["callgrind_subtract"].items()):
+        for name, r in sorted(d.items()):
+            t = res.get("callgrind", {}).get(key, {}).get(name, {}).get("per_iter")
+            if t:
+                md.append(f"| {key} | {name} | {t:.2f} | {r['per_iter']:.2f} | "
+                          f"{(r['per_iter'] - t) / t:+.4%} |")
+    return md + [""]
+
+
+def compare_to(res: dict[str, Any]) -> list[str]:
+    if not res.get("pyperf_parity_compare_to"):
+        return []
+    return ["## pyperf compare_to (micro parity suite, baseline -> patched)", "", "```",
+            res["pyperf_parity_compare_to"].rstrip(), "```", ""]
+
+
+def pyperformance_sections(res: dict[str, Any], bars: list[Bar]) -> list[str]:
+    md: list[str] = []
+    counted, timed = res.get("pyperformance_callgrind"), res.get("pyperformance")
+    if counted:
         md += ["## pyperformance subset, instructions per loop (callgrind)", "",
                "Each benchmark task run as a pyperf worker with L and 2L loops on both "
                "interpreters; instructions per loop = (count(2L) - count(L)) / L, so startup, "
                "imports and warm-up cancel out.", "",
                "| benchmark | loops L | baseline | patched | patched/baseline |",
                "|---|---:|---:|---:|---:|"]
-        for name, r in sorted(ppcg["rows"].items()):
+        for name, r in sorted(counted["rows"].items()):
             bars.append((f"{name} (pyperformance)", r["ratio"], None, "parity"))
             md.append(f"| {name} | {r['loops']} | {r['baseline']:,.0f} | {r['patched']:,.0f} | "
                       f"{r['ratio']:.4f} |")
-        md += ["", f"Geometric mean: {ppcg['geomean']:.4f}", ""]
-    if ppf:
-        md += [f"## pyperformance ({ppf['which']}), baseline -> patched", "", "```",
-               ppf["compare_to"].rstrip(), "```", "",
-               f"Geometric mean of patched/baseline mean ratios: {ppf['geomean']:.4f}", ""]
-    if so:
+        md += ["", f"Geometric mean: {counted['geomean']:.4f}", ""]
+    if timed:
+        md += [f"## pyperformance ({timed['which']}), baseline -> patched", "", "```",
+               timed["compare_to"].rstrip(), "```", "",
+               f"Geometric mean of patched/baseline mean ratios: {timed['geomean']:.4f}", ""]
+    return md
+
+
+def closing_sections(res: dict[str, Any]) -> list[str]:
+    """sys.getsizeof, the parts of the run and why some did not run."""
+    md: list[str] = []
+    sizes = res.get("sizeof", {})
+    if sizes:
         md += ["## sys.getsizeof", "", "| interpreter | def f(a, b=1, *, c=2) | lambda: 0 | "
                "pointer |", "|---|---:|---:|---:|"]
         md += [f"| {t} | {v['function']} | {v['lambda']} | {v['pointer']} |"
-               for t, v in so.items()]
+               for t, v in sizes.items()]
         md.append("")
+    parts = res["parts"].values()
     md += ["## Parts", "", "| part | status | why |", "|---|---|---|"]
-    for p in parts.values():
-        why = p["why"].splitlines()[0] if p["why"] else ""
-        md.append(f"| {p['name']} | {p['status']} | {why} |")
+    md += [f"| {p['name']} | {p['status']} | {p['why'].splitlines()[0] if p['why'] else ''} |"
+           for p in parts]
     md += ["", "Details of failed or skipped parts:", ""]
-    for p in parts.values():
+    for p in parts:
         if p["status"] != "ok" and p["why"]:
             md += [f"### {p['name']}: {p['status']}", "", "```", p["why"].rstrip(), "```", ""]
-    md += ["Raw data: `results.json`; logs: `logs/`; chart: `report.png`.", ""]
-    term = "\n".join(["## Targets", *t3, "", "## Late-bound vs sentinel vs floor "
-                      "(callgrind Ir per iteration)", *t1, "", "## Patched vs baseline", *t2])
+    return md + ["Raw data: `results.json`; logs: `logs/`; chart: `report.png`.", ""]
+
+
+def build_report(res: dict[str, Any]) -> tuple[str, str, list[Bar]]:
+    """(full markdown, the part printed to the terminal, chart bars) of a results.json."""
+    bars: list[Bar] = []
+    late_lines, late_ratios = late_table(res, bars)
+    parity_lines, parity_ratios = parity_table(res, bars)
+    targets = targets_table(pyperformance_targets(res)
+                            + parity_targets(res["suites"], parity_ratios)
+                            + late_targets(late_ratios) + [sizeof_target(res.get("sizeof", {}))])
+    late = res.get("callgrind", {}).get("late/patched", {})
+    loop = late.get("loop.overhead", {}).get("per_iter")
+    md = [*header(res), "## Targets", "", *targets, "",
+          "## Late-bound defaults vs the sentinel idiom vs the floor (patched interpreter)", "",
+          f"Instructions per iteration (callgrind, {late.get('pos.floor', {}).get('loops', '?')}"
+          f" iterations; the empty timing loop costs {loop:.1f} of them)." if loop else "",
+          "'floor' computes the value unconditionally in the body; net of loop = the loop "
+          "overhead subtracted from both.", "", *late_lines, "",
+          "## Patched vs baseline, identical source without `=>`", "",
+          "Instructions per iteration (callgrind); compile micros: per compile() call.", "",
+          *parity_lines, "", *cross_check(res), *compare_to(res),
+          *pyperformance_sections(res, bars),
+          *closing_sections(res)]
+    term = "\n".join(["## Targets", *targets, "", "## Late-bound vs sentinel vs floor "
+                      "(callgrind Ir per iteration)", *late_lines, "", "## Patched vs baseline",
+                      *parity_lines])
     return "\n".join(md), term, bars
 
 
@@ -300,8 +367,8 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m bench.report", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("results", type=Path, nargs="?",
-                    default=REPO / "build" / "bench" / "results.json",
-                    help="the results of a run (default: build/bench/results.json)")
+                    default=BENCH_OUT / "results.json",
+                    help=f"the results of a run (default: {shown(BENCH_OUT / 'results.json')})")
     args = ap.parse_args(argv)
     if not args.results.is_file():
         print(f"error: {args.results} does not exist: measure first (`make bench-quick` or "

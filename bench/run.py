@@ -52,9 +52,11 @@ from pathlib import Path
 
 from bench.callgrind import QUICK_CALLGRIND_LOOPS, run_callgrind
 from bench.micro.suites import LATE_ROLES, SUITES
-from bench.model import BENCH, HARNESS, REPO, Interp, State, bench_env
+from bench.model import BENCH, HARNESS, Interp, State, bench_env
 from bench.timed import run_pyperf, run_pyperformance, run_pyperformance_callgrind
-from tools.common import ToolError, base_executable, ensure_venv, say, scrubbed_env
+from tools.paths import BASELINE, BASELINE_PYTHON, BENCH_OUT, BENCH_VENV, PYTHON, REPO, shown
+from tools.common import (ToolError, base_executable, ensure_venv, exits_on_tool_error, say,
+                          scrubbed_env)
 
 
 def smoke(python: Path) -> int:
@@ -111,15 +113,15 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                       help="callgrind micro pairs + a short pyperf run; no pyperformance")
     mode.add_argument("--smoke", action="store_true",
                       help="run each micro once (tiny loops) on --python; no valgrind/pyperf")
-    ap.add_argument("--python", type=Path, default=REPO / "python",
+    ap.add_argument("--python", type=Path, default=PYTHON,
                     help="patched interpreter (default: ./python)")
     ap.add_argument("--baseline-python", type=Path,
-                    default=REPO / "build" / "baseline" / "python",
-                    help="unpatched interpreter (default: build/baseline/python; "
+                    default=BASELINE_PYTHON,
+                    help=f"unpatched interpreter (default: {shown(BASELINE_PYTHON)}; "
                          "`make baseline` builds it)")
-    ap.add_argument("--out", type=Path, default=REPO / "build" / "bench",
-                    help="output directory (default: build/bench)")
-    ap.add_argument("--venv", type=Path, default=REPO / "build" / "bench-venv",
+    ap.add_argument("--out", type=Path, default=BENCH_OUT,
+                    help=f"output directory (default: {shown(BENCH_OUT)})")
+    ap.add_argument("--venv", type=Path, default=BENCH_VENV,
                     help="venv of the patched interpreter (the baseline one gets the "
                          "suffix -baseline)")
     ap.add_argument("--loops", type=int, default=None,
@@ -254,6 +256,7 @@ def write_results(st: State, args: argparse.Namespace, interps: list[Interp],
     return path
 
 
+@exits_on_tool_error
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     if args.smoke:
@@ -277,7 +280,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     # the compile micros read the pristine stdlib sources when there are some
-    pristine = REPO / "build" / "baseline" / "Lib"
+    pristine = BASELINE / "Lib"
     stdlib = pristine if (pristine / "typing.py").exists() else interps[0].exe.parent / "Lib"
 
     harness_ok = check_harness(st, interps, stdlib)

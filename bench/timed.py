@@ -12,7 +12,8 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from bench.callgrind import micros_for
-from bench.model import MICRO, REPO, Interp, State, bench_env, geomean, ratio_spread
+from bench.model import MICRO, Interp, State, bench_env, geomean, ratio_spread
+from tools.paths import REPO
 from tools.common import run_logged, say, scrubbed_env, tail
 
 PYPERFORMANCE_SUBSET = ("richards", "deltablue", "raytrace", "chaos", "go", "hexiom",
@@ -191,40 +192,11 @@ def run_pyperformance_callgrind(st: State, venvs: dict[str, Path], jobs: int,
     wdir = st.out / "pyperformance-callgrind"
     wdir.mkdir(parents=True, exist_ok=True)
     try:
-        first = venvs[tags[0]]
-        scripts = pyperformance_scripts(first, names)
-        # the tasks of each script and their native time per loop, on tags[0]'s python
-        tasks: list[tuple[str, Path, int, int]] = []  # (name, script, task, loops)
-        for bench, script in scripts.items():
-            probe = wdir / f"{bench}-probe.json"
-            pyperf_worker(first, script, 1, None, probe, valgrind=False)
-            (found,) = pyperf_read(first, probe)
-            # one native run on each other interpreter too: a counted run that finds no
-            # .pyc compiles what it imports, and the two counted runs of a task, which
-            # go in parallel, may each find the other's .pyc or not, so the compile
-            # work would not cancel out (it did not for a fresh venv)
-            for tag in tags[1:]:
-                pyperf_worker(venvs[tag], script, 1, None, wdir / f"{bench}-warm-{tag}.json",
-                              valgrind=False)
-            for task, b in enumerate(found):
-                name = b["name"]
-                # pyperf's values are per inner loop; --loops counts outer loops
-                per_loop = b["last_value"] * b["inner_loops"]
-                loops = max(1, min(10_000, round(PPCG_NATIVE_SECONDS / max(per_loop, 1e-9))))
-                tasks.append((name, script, task, loops))
+        tasks = callgrind_tasks(venvs, pyperformance_scripts(venvs[tags[0]], names), tags,
+                                wdir)
         say(f"pyperformance (callgrind): {len(tasks)} benchmark tasks x 2 interpreters x "
             f"2 loop counts, {jobs} valgrind processes at a time")
-        counts: dict[tuple[str, str, int], int] = {}
-        with concurrent.futures.ThreadPoolExecutor(jobs) as pool:
-            futs = {}
-            for name, script, task, loops in tasks:
-                for tag in tags:
-                    for n in (loops, 2 * loops):
-                        out = wdir / f"{name}-{tag}-{n}.json"
-                        futs[pool.submit(pyperf_worker, venvs[tag], script, n, task, out,
-                                         valgrind=True)] = (name, tag, n)
-            for fut in concurrent.futures.as_completed(futs):
-                counts[futs[fut]] = int(fut.result())
+        counts = count_tasks(venvs, tasks, tags, jobs, wdir)
     except Exception as exc:
         part.status, part.why = "FAILED", str(exc)
         return
@@ -237,5 +209,51 @@ def run_pyperformance_callgrind(st: State, venvs: dict[str, Path], jobs: int,
         "rows": rows, "geomean": geomean(r["ratio"] for r in rows.values())}
     say(f"pyperformance (callgrind): done in {time.perf_counter() - t0:.0f}s")
     part.status = "ok"
+
+
+Task = tuple[str, Path, int, int]  # (benchmark name, script, pyperf task, loops L)
+
+
+def callgrind_tasks(venvs: dict[str, Path], scripts: dict[str, Path], tags: tuple[str, str],
+                    wdir: Path) -> list[Task]:
+    """The tasks of each script and the loop count L of each, from a native run on
+    tags[0]'s python."""
+    first = venvs[tags[0]]
+    tasks: list[Task] = []
+    for bench, script in scripts.items():
+        probe = wdir / f"{bench}-probe.json"
+        pyperf_worker(first, script, 1, None, probe, valgrind=False)
+        (found,) = pyperf_read(first, probe)
+        # one native run on each other interpreter too: a counted run that finds no
+        # .pyc compiles what it imports, and the two counted runs of a task, which
+        # go in parallel, may each find the other's .pyc or not, so the compile
+        # work would not cancel out (it did not for a fresh venv)
+        for tag in tags[1:]:
+            pyperf_worker(venvs[tag], script, 1, None, wdir / f"{bench}-warm-{tag}.json",
+                          valgrind=False)
+        for task, b in enumerate(found):
+            # pyperf's values are per inner loop; --loops counts outer loops
+            per_loop = b["last_value"] * b["inner_loops"]
+            loops = max(1, min(10_000, round(PPCG_NATIVE_SECONDS / max(per_loop, 1e-9))))
+            tasks.append((b["name"], script, task, loops))
+    return tasks
+
+
+def count_tasks(venvs: dict[str, Path], tasks: list[Task], tags: tuple[str, str], jobs: int,
+                wdir: Path) -> dict[tuple[str, str, int], int]:
+    """Each task under callgrind with L and 2L loops on each interpreter, `jobs` at a
+    time: (name, tag, loops) -> instructions."""
+    counts: dict[tuple[str, str, int], int] = {}
+    with concurrent.futures.ThreadPoolExecutor(jobs) as pool:
+        futs = {}
+        for name, script, task, loops in tasks:
+            for tag in tags:
+                for n in (loops, 2 * loops):
+                    out = wdir / f"{name}-{tag}-{n}.json"
+                    futs[pool.submit(pyperf_worker, venvs[tag], script, n, task, out,
+                                     valgrind=True)] = (name, tag, n)
+        for fut in concurrent.futures.as_completed(futs):
+            counts[futs[fut]] = int(fut.result())
+    return counts
 
 

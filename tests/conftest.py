@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tools.common import REPO_ROOT as REPO
+from tools.paths import REPO
 
 
 def tool(name: str, *args: str, env: dict[str, str] | None = None,

@@ -13,10 +13,9 @@ import subprocess
 import textwrap
 
 from conftest import REPO
+from tools.paths import PYTHON, TREE
 from tools.common import scrubbed_env
 
-PYTHON = REPO / "python"
-TREE = REPO / "build" / "cpython"
 RUNNER = textwrap.dedent('''\
     import doctest, re, sys, textwrap
     patch, tree = sys.argv[1], sys.argv[2]

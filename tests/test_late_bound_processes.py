@@ -10,9 +10,9 @@ import subprocess
 from pathlib import Path
 
 from conftest import REPO
+from tools.paths import PYTHON
 from tools.common import scrubbed_env
 
-PYTHON = REPO / "python"
 MODULE = '''\
 def bisect_right(a, x, lo=0, hi=>len(a), *, key=None):
     while lo < hi:

@@ -5,9 +5,9 @@ from __future__ import annotations
 import subprocess
 
 from conftest import REPO
+from tools.paths import PYTHON
 from tools.common import scrubbed_env
 
-PYTHON = REPO / "python"
 PEP = REPO / "PEP" / "pep-0671.rst"
 
 

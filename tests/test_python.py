@@ -5,11 +5,10 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
-from conftest import REPO
+from tools.paths import PYTHON, TREE
 from tools.common import scrubbed_env
 
-PYTHON = REPO / "python"
-BUILD = (REPO / "build" / "cpython").resolve()
+BUILD = TREE.resolve()
 
 
 def test_python_reports_3_13_5() -> None:

@@ -3,9 +3,9 @@
 pytest is the runner of this suite itself; coverage.py and numpy (a binary wheel
 built for stock CPython 3.13) are pinned in tests/requirements.txt.
 
-The tools we patch, one directory of third_party/ each (third_party/README.md is the
+The tools we patch, one directory of ecosystem/patched/ each (ecosystem/README.md is the
 contract), come from tools.ecosystem: build/ecosystem/venv holds the patched build of
-every one of them and the pinned tools that need no patch (tests/ecosystem/unpatched/);
+every one of them and the pinned tools that need no patch (ecosystem/unpatched/);
 it is made once (a few minutes; it needs PyPI) and reused while it is current. For each
 patched tool, the upstream tests its pin.toml names run from its patched sdist tree
 and must pass, the patch's own tests among them (not skipped); every probe.py must pass
@@ -23,7 +23,8 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO, tool
+from conftest import tool
+from tools.paths import DOCS_OUT, PYTHON
 from tools import ecosystem
 from tools.common import ToolError, scrubbed_env, tail
 
@@ -97,7 +98,7 @@ UNPATCHED = ecosystem.load_unpatched()
 def ecosystem_venv() -> Path:
     """build/ecosystem/venv's python, made current (as make ecosystem makes it)."""
     try:
-        python, _ = ecosystem.prepare_venv(REPO / "python", "patched", TOOLS, UNPATCHED)
+        python, _ = ecosystem.prepare_venv(PYTHON, "patched", TOOLS, UNPATCHED)
     except ToolError as exc:
         pytest.fail(str(exc), pytrace=False)
     return python
@@ -136,105 +137,8 @@ def test_autodoc_page_shows_late_defaults(ecosystem_venv: Path) -> None:
     # make docs' autodoc page (tools/build_docs.py autodoc), on the venv made above.
     result = tool("build_docs", "autodoc", env=scrubbed_env())
     assert result.returncode == 0, result.stderr
-    page = (REPO / "build" / "docs" / "autodoc" / "index.html").read_text()
+    page = (DOCS_OUT / "autodoc" / "index.html").read_text()
     assert ('<span class="n"><span class="pre">hi</span></span><span class="o">'
             '<span class="pre">=&gt;</span></span><span class="default_value '
             'late_default_value"><span class="pre">len(a)</span></span>') in page
     assert '<span class="pre">target</span>' in page and "hi=len(a)" not in page
-
-
-# -- the driver itself (no venv) --------------------------------------------------------
-
-PIN = """\
-[package]
-name = "{name}"
-version = "1.0"
-sdist_sha256 = "{sha}"
-patch = "late-defaults.patch"
-needs = {needs}
-
-[test]
-pytest_args = ["tests"]
-requirements = {requirements}
-"""
-
-
-def make_tool(root: Path, name: str, needs: str = "[]", requirements: str = '["pytest==8.3.5"]',
-              extra: str = "") -> Path:
-    directory = root / name
-    directory.mkdir(parents=True)
-    (directory / "pin.toml").write_text(PIN.format(name=name, sha="ab" * 32, needs=needs,
-                                                   requirements=requirements) + extra)
-    (directory / "late-defaults.patch").write_text("")
-    (directory / "probe.py").write_text("")
-    return directory
-
-
-def test_tools_come_after_what_they_need(tmp_path: Path) -> None:
-    make_tool(tmp_path, "alpha", needs='["gamma"]')
-    make_tool(tmp_path, "beta")
-    make_tool(tmp_path, "gamma", needs='["beta"]')
-    assert [t.name for t in ecosystem.load_tools(tmp_path)] == ["beta", "gamma", "alpha"]
-    # and so in the repository: the patched parso before jedi, astroid before pylint
-    names = [t.name for t in TOOLS]
-    assert names.index("parso") < names.index("jedi")
-    assert names.index("astroid") < names.index("pylint")
-
-
-@pytest.mark.parametrize("needs, requirements, extra, message", [
-    ('["nowhere"]', '["pytest==8.3.5"]', "", "needs 'nowhere', which is not a directory"),
-    ('["loop"]', '["pytest==8.3.5"]', "", "the needs form a cycle: loop -> loop"),
-    ("[]", '["pytest>=8"]', "", "'pytest>=8' is not an exact pin"),
-    ("[]", '["pytest==8.3.5"]', 'timeout = 3\n', "unknown key(s) timeout in [test]"),
-])
-def test_pin_toml_breaking_the_contract_is_refused(tmp_path: Path, needs: str,
-                                                   requirements: str, extra: str,
-                                                   message: str) -> None:
-    make_tool(tmp_path, "loop", needs=needs, requirements=requirements, extra=extra)
-    with pytest.raises(ToolError) as error:
-        ecosystem.load_tools(tmp_path)
-    assert message in str(error.value)
-
-
-def test_upstream_run_must_pass_the_patchs_own_tests(tmp_path: Path) -> None:
-    junit = tmp_path / "run.xml"
-    junit.write_text('''<testsuites><testsuite>
-        <testcase classname="tests.test_x" name="test_old"/>
-        <testcase classname="tests.test_x" name="test_late_default_lambda">
-            <skipped message="needs ast.LateDefault"/></testcase>
-        <testcase classname="tests.test_x" name="test_other"><skipped/></testcase>
-        </testsuite></testsuites>''')
-    run = ecosystem.UpstreamRun(0, tmp_path / "log", ecosystem.parse_junit(junit))
-    assert run.problems() == ["1 of the patch's tests skipped: "
-                              "tests.test_x::test_late_default_lambda"]
-    assert run.summary().startswith("1 passed, 2 skipped (1 of them the patch's)")
-    run.cases["tests.test_x::test_late_default_lambda"] = "passed"
-    assert run.problems() == []
-    del run.cases["tests.test_x::test_late_default_lambda"]
-    assert "no test with 'late_default', 'late_bound' or 'pep671' in its name ran" \
-        in run.problems()[0]
-
-
-def test_report_table(tmp_path: Path) -> None:
-    probe = {"passed": True, "evidence": "all late defaults shown", "seconds": 1.0}
-    text = ecosystem.render_report({
-        "date": "2026-01-01", "interpreter": "`./python`", "notes": ["built"],
-        "patched_tools": [{"display": "Sphinx", "version": "9.2.0", "patched": probe,
-                           "stock": {**probe, "passed": False, "evidence": "hi=len(a)"}}],
-        "unpatched_tools": [{"display": "pydoc", "version": "standard library",
-                             "result": probe}],
-        "upstream_tests": {}})
-    assert ("| Sphinx | 9.2.0 | **fails** | passes | stock: hi=len(a); "
-            "patched: all late defaults shown |") in text.splitlines()
-    assert "| pydoc | standard library | passes | all late defaults shown |" in text
-
-
-def test_venv_key_follows_where_the_wheels_are(monkeypatch: pytest.MonkeyPatch,
-                                               tmp_path: Path) -> None:
-    # a venv installed from wheels in another place fails check_venv: it must not be
-    # called current after the wheel cache moves (XDG_CACHE_HOME, or an older layout)
-    layout = ecosystem.Layout()
-    before = ecosystem.venv_key("patched", TOOLS, UNPATCHED, layout)
-    assert before == ecosystem.venv_key("patched", TOOLS, UNPATCHED, layout)
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
-    assert ecosystem.venv_key("patched", TOOLS, UNPATCHED, layout) != before

@@ -10,6 +10,8 @@ build/logs/<name>-<step>.log, whose tail is shown on failure; -v streams it):
      (these write a file only when its content changes)
   3. make -j<jobs>
   4. (--regen) make regen-test-frozenmain, then make -j<jobs> again
+  0. (--clone-of SOURCE) make the tree a clone of SOURCE at its HEAD first;
+     (--baseline) build build/baseline, unpatched upstream, made from the tarball
   5. (--link) write LINK, a tiny sh wrapper that execs <tree>/python
      (a symlink would break `LINK -m venv`)
 
@@ -30,12 +32,15 @@ import os
 import re
 import shlex
 import shutil
-import subprocess
 import sys
 import time
 from pathlib import Path
 
-from tools.common import REPO_ROOT, die, run_logged, say, tail
+from tools import pq
+from tools.common import (ToolError, exits_on_tool_error, interpreter_info, rel, run, run_logged,
+                          say, tail)
+from tools.pq import git
+from tools.paths import BASELINE, BASELINE_SERIES, LOGS, TREE, shown
 
 REGEN_TARGETS = ["regen-token", "regen-pegen", "regen-ast", "regen-cases",
                  "regen-keyword", "regen-sre", "regen-typeslots", "regen-global-objects"]
@@ -44,12 +49,14 @@ REGEN_TARGETS = ["regen-token", "regen-pegen", "regen-ast", "regen-cases",
 def build_info_make_vars(tag: str) -> list[str]:
     """make arguments that compile tag into Modules/getbuildinfo.o (see the docstring)."""
     if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._+-]*", tag):
-        die(f"build tag {tag!r}: use letters, digits and . _ + - only "
-            "(it is compiled into sys.version)")
+        raise ToolError(f"build tag {tag!r}: use letters, digits and . _ + - only "
+                        "(it is compiled into sys.version)")
     return [f"GITTAG=echo {tag}", "GITVERSION=", "GITBRANCH="]
 
 
 class Builder:
+    """Runs the steps of building one tree, each logged to <logdir>/<name>-<step>.log."""
+
     def __init__(self, tree: Path, name: str, logdir: Path, verbose: bool) -> None:
         self.tree, self.name, self.logdir, self.verbose = tree, name, logdir, verbose
         logdir.mkdir(parents=True, exist_ok=True)
@@ -67,88 +74,145 @@ class Builder:
                         cwd=self.tree if cwd is None else cwd, echo=self.verbose)
         if rc != 0:
             print(tail(log, 80), file=sys.stderr)
-            die(f"[{self.name}] {label} failed (exit {rc}); full log: {log}")
+            raise ToolError(f"[{self.name}] {label} failed (exit {rc}); full log: {log}")
         say(f"[{self.name}] {label}: done in {time.monotonic() - t0:.0f}s")
 
 
+def clone_tree(source: Path, tree: Path) -> bool:
+    """Make tree a clone of the git tree source at its HEAD (tools.pq may rewrite the
+    history of source, hence fetch + reset). True when the clone was made or moved to
+    another commit."""
+    if not (source / ".git").is_dir():
+        raise ToolError(f"{source} is not a git tree (run `make tree`)")
+    head = git(source, "rev-parse", "HEAD").stdout.strip()
+    moved = False
+    if not (tree / ".git").is_dir():
+        say(f"cloning {rel(source)} -> {rel(tree)}")
+        tree.parent.mkdir(parents=True, exist_ok=True)
+        run(["git", "clone", "-q", str(source), str(tree)], capture=True)
+        moved = True
+    if git(tree, "rev-parse", "HEAD").stdout.strip() != head:
+        say(f"{rel(tree)}: moving to {head[:12]} (the HEAD of {rel(source)})")
+        git(tree, "fetch", "-q", "origin")
+        git(tree, "reset", "-q", "--hard", head)
+        moved = True
+    return moved
+
+
+def configure(b: Builder, configure_flags: str) -> None:
+    """./configure the tree when it is not configured yet or with other flags (then
+    `make clean` first)."""
+    regen_python = shutil.which("python3")
+    if regen_python is None:
+        raise ToolError("python3 not found (needed as PYTHON_FOR_REGEN)")
+    flags = shlex.split(configure_flags)
+    stamp = b.tree / ".pep671-configure"
+    wanted = shlex.join([f"PYTHON_FOR_REGEN={regen_python}", *flags]) + "\n"
+    if (b.tree / "Makefile").is_file() and stamp.is_file() and stamp.read_text() == wanted:
+        say(f"[{b.name}] configure: up to date ({configure_flags or 'default options'})")
+        return
+    if (b.tree / "Makefile").is_file():
+        b.step("make clean (configure flags changed)", "clean", ["make", "clean"])
+    stamp.unlink(missing_ok=True)
+    b.step(f"configure {configure_flags}".rstrip(), "configure",
+           ["./configure", f"PYTHON_FOR_REGEN={regen_python}", *flags])
+    stamp.write_text(wanted)
+
+
+def write_link(python: Path, link: Path) -> None:
+    """link: a small sh wrapper that runs python. Not a symlink: through a symlink,
+    sys._base_executable would be the link, and `-m venv` would write
+    `home = <repo root>`, where the venv's python finds no stdlib."""
+    target = os.path.relpath(python, link.parent)
+    script = (
+        "#!/bin/sh\n"
+        f"# written by tools.build: runs the interpreter built in {os.path.dirname(target)}\n"
+        'here=$(cd "$(dirname "$0")" && pwd -P)\n'
+        f'exec "$here/{target}" "$@"\n'
+    )
+    if link.is_symlink() or (link.exists() and link.read_text(errors="replace") != script):
+        link.unlink()
+    if not link.exists():
+        link.write_text(script)
+        link.chmod(0o755)
+    say(f"{os.path.relpath(link)}: runs {target}")
+
+
+def build(tree: Path = TREE, *, name: str = "cpython", configure_flags: str = "",
+          regen: bool = False, jobs: int = os.cpu_count() or 1, link: Path | None = None,
+          build_tag: str | None = None, logdir: Path = LOGS, verbose: bool = False) -> Path:
+    """Configure (when needed), regenerate (with regen) and build tree: the steps of the
+    module's docstring. Returns the interpreter built; raises ToolError."""
+    tree = tree.absolute()
+    if not (tree / "configure").is_file():
+        raise ToolError(f"{tree} is not a CPython source tree")
+    b = Builder(tree, name, logdir.absolute(), verbose)
+    make = ["make", f"-j{jobs}"]
+    if build_tag is not None:
+        make += build_info_make_vars(build_tag)
+    configure(b, configure_flags)
+    tag_stamp = tree / ".pep671-build-tag"
+    wanted_tag = "" if build_tag is None else build_tag + "\n"
+    if (tag_stamp.read_text() if tag_stamp.is_file() else "") != wanted_tag:
+        (tree / "Modules" / "getbuildinfo.o").unlink(missing_ok=True)
+        tag_stamp.write_text(wanted_tag)
+    if regen:
+        b.step("regenerate generated files", "regen", ["make", *REGEN_TARGETS])
+    b.step(f"build with {jobs} job(s)", "make", make)
+    if regen:
+        b.step("regenerate Programs/test_frozenmain.h", "regen-frozenmain",
+               ["make", "regen-test-frozenmain"])
+        b.step("build (after regen-test-frozenmain)", "make2", make)
+    python = tree / "python"
+    if not python.is_file():
+        raise ToolError(f"build finished but {python} is missing")
+    if link is not None:
+        write_link(python, link.absolute())
+    say(f"[{name}] {shown(python)}: Python {interpreter_info(python)['version']}")
+    return python
+
+
+def build_baseline(*, configure_flags: str = "", jobs: int = os.cpu_count() or 1,
+                   logdir: Path = LOGS, verbose: bool = False) -> Path:
+    """The unpatched upstream tree (BASELINE, from the tarball with an empty series),
+    built with the same configure flags as ./python. Returns its interpreter."""
+    BASELINE_SERIES.mkdir(parents=True, exist_ok=True)
+    (BASELINE_SERIES / "series").touch()
+    pq.prepare(BASELINE, BASELINE_SERIES)
+    return build(BASELINE, name="baseline", configure_flags=configure_flags, jobs=jobs,
+                 logdir=logdir, verbose=verbose)
+
+
+@exits_on_tool_error
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python3 -m tools.build", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--tree", type=Path, default=REPO_ROOT / "build" / "cpython")
+    ap.add_argument("--tree", type=Path, default=TREE,
+                    help=f"the tree to build (default: {shown(TREE)})")
     ap.add_argument("--name", default="cpython", help="label for progress lines and logs")
+    ap.add_argument("--clone-of", type=Path,
+                    help="first make --tree a clone of this git tree at its HEAD")
+    ap.add_argument("--baseline", action="store_true",
+                    help=f"build the unpatched upstream tree {shown(BASELINE)} instead "
+                    "(made from the tarball when missing)")
     ap.add_argument("--configure-flags", default="", help="extra ./configure options")
     ap.add_argument("--regen", action="store_true", help="regenerate generated files")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--link", type=Path, help="wrapper script to write that runs <tree>/python")
     ap.add_argument("--build-tag", help="what sys.version names the build, e.g. the output of "
                     "`python3 -m tools.pq version` (default: what configure found, git describe)")
-    ap.add_argument("--logdir", type=Path, default=REPO_ROOT / "build" / "logs")
+    ap.add_argument("--logdir", type=Path, default=LOGS)
     ap.add_argument("-v", "--verbose", action="store_true", help="stream build output")
     args = ap.parse_args(argv)
-
-    tree: Path = args.tree.absolute()
-    if not (tree / "configure").is_file():
-        die(f"{tree} is not a CPython source tree")
-    regen_python = shutil.which("python3")
-    if regen_python is None:
-        die("python3 not found (needed as PYTHON_FOR_REGEN)")
-    b = Builder(tree, args.name, args.logdir.absolute(), args.verbose)
-    make = ["make", f"-j{args.jobs}"]
-    if args.build_tag is not None:
-        make += build_info_make_vars(args.build_tag)
-
-    flags = shlex.split(args.configure_flags)
-    stamp = tree / ".pep671-configure"
-    wanted = shlex.join([f"PYTHON_FOR_REGEN={regen_python}", *flags]) + "\n"
-    if not (tree / "Makefile").is_file() or not stamp.is_file() or stamp.read_text() != wanted:
-        if (tree / "Makefile").is_file():
-            b.step("make clean (configure flags changed)", "clean", ["make", "clean"])
-        stamp.unlink(missing_ok=True)
-        b.step(f"configure {args.configure_flags}".rstrip(), "configure",
-               ["./configure", f"PYTHON_FOR_REGEN={regen_python}", *flags])
-        stamp.write_text(wanted)
-    else:
-        say(f"[{args.name}] configure: up to date ({args.configure_flags or 'default options'})")
-
-    tag_stamp = tree / ".pep671-build-tag"
-    wanted_tag = "" if args.build_tag is None else args.build_tag + "\n"
-    if (tag_stamp.read_text() if tag_stamp.is_file() else "") != wanted_tag:
-        (tree / "Modules" / "getbuildinfo.o").unlink(missing_ok=True)
-        tag_stamp.write_text(wanted_tag)
-
-    if args.regen:
-        b.step("regenerate generated files", "regen", ["make", *REGEN_TARGETS])
-    b.step(f"build with {args.jobs} job(s)", "make", make)
-    if args.regen:
-        b.step("regenerate Programs/test_frozenmain.h", "regen-frozenmain",
-               ["make", "regen-test-frozenmain"])
-        b.step("build (after regen-test-frozenmain)", "make2", make)
-
-    python = tree / "python"
-    if not python.is_file():
-        die(f"build finished but {python} is missing")
-    if args.link:
-        # A small wrapper rather than a symlink: through a symlink,
-        # sys._base_executable would be the link, and `-m venv` would write
-        # `home = <repo root>`, where the venv's python finds no stdlib.
-        link: Path = args.link.absolute()
-        target = os.path.relpath(python, link.parent)
-        script = (
-            "#!/bin/sh\n"
-            f"# written by tools.build: runs the interpreter built in {os.path.dirname(target)}\n"
-            'here=$(cd "$(dirname "$0")" && pwd -P)\n'
-            f'exec "$here/{target}" "$@"\n'
-        )
-        if link.is_symlink() or (link.exists() and link.read_text(errors="replace") != script):
-            link.unlink()
-        if not link.exists():
-            link.write_text(script)
-            link.chmod(0o755)
-        say(f"{os.path.relpath(link)}: runs {target}")
-    version = subprocess.run([str(python), "-c", "import sys; print(sys.version)"],
-                             capture_output=True, text=True, cwd=tree)
-    say(f"[{args.name}] {python.relative_to(REPO_ROOT) if python.is_relative_to(REPO_ROOT) else python}: "
-        f"Python {version.stdout.strip()}")
+    if args.baseline:
+        build_baseline(configure_flags=args.configure_flags, jobs=args.jobs,
+                       logdir=args.logdir, verbose=args.verbose)
+        return 0
+    if args.clone_of is not None:
+        clone_tree(args.clone_of.absolute(), args.tree.absolute())
+    build(args.tree, name=args.name, configure_flags=args.configure_flags, regen=args.regen,
+          jobs=args.jobs, link=args.link, build_tag=args.build_tag, logdir=args.logdir,
+          verbose=args.verbose)
     return 0
 
 

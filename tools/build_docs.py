@@ -10,7 +10,7 @@ Commands:
            (no output kept) and sphinx-lint on the .rst files that the patch
            series changes
   autodoc  the autodoc page of examples/autodoc/ (a module with late defaults)
-           into build/docs/autodoc/, with the patched Sphinx of third_party/sphinx/
+           into build/docs/autodoc/, with the patched Sphinx of ecosystem/patched/sphinx/
            from build/ecosystem/venv (made by ./python, see tools.ecosystem),
            warnings being errors; fails unless every late default shows as `=>`
            with the class late_default_value
@@ -32,10 +32,11 @@ import tarfile
 import tokenize
 from pathlib import Path
 
-from tools import ecosystem
-from tools.common import REPO_ROOT as REPO
-from tools.common import (ToolError, built_python, die, ensure_venv, rel, run, run_logged, say,
-                          scrubbed_env)
+from tools.common import (ToolError, built_python, ensure_venv, exits_on_tool_error, rel, run,
+                          run_logged, say, scrubbed_env)
+from tools.ecosystem.manifest import load_tools, load_unpatched
+from tools.ecosystem.venvs import prepare_venv
+from tools.paths import DOCS_OUT, DOCS_VENV, PYTHON, REPO, TARBALL, TREE, shown
 
 SPHINX_LINT = "sphinx-lint==1.0.2"
 
@@ -44,21 +45,18 @@ def docs_venv(venv: Path, tree: Path) -> Path:
     """The docs venv's python: Sphinx from the tree's Doc/requirements.txt, and sphinx-lint."""
     requirements = tree / "Doc" / "requirements.txt"
     if not requirements.exists():
-        die(f"{requirements} is missing; run `make` first to create the tree")
-    try:
-        return ensure_venv(Path(sys.executable), venv, [requirements, SPHINX_LINT],
-                           hash_also=[tree / "Doc" / "constraints.txt"],
-                           pip_cwd=requirements.parent)
-    except ToolError as exc:
-        die(str(exc))
+        raise ToolError(f"{requirements} is missing; run `make` first to create the tree")
+    return ensure_venv(Path(sys.executable), venv, [requirements, SPHINX_LINT],
+                       hash_also=[tree / "Doc" / "constraints.txt"],
+                       pip_cwd=requirements.parent)
 
 
 def build_pep(python: Path, out: Path | None) -> int:
     """Render the PEP with warnings as errors; out=None builds without output."""
-    builder, target = ("html", out) if out is not None else ("dummy", REPO / "build" / "docs" / "pep-check")
+    builder, target = ("html", out) if out is not None else ("dummy", DOCS_OUT / "pep-check")
     say(f"PEP: sphinx-build -b {builder} -W PEP/ {target.relative_to(REPO)}")
     result = run([str(python), "-m", "sphinx", "-b", builder, "-W", "--keep-going", "-q",
-                  "-d", str(REPO / "build" / "docs" / "pep-doctrees"),
+                  "-d", str(DOCS_OUT / "pep-doctrees"),
                   str(REPO / "PEP"), str(target)], check=False)
     if result.returncode == 0 and out is not None:
         say(f"PEP: {out.relative_to(REPO)}/pep-0671.html")
@@ -96,7 +94,7 @@ def sphinx_warnings(python: Path, doc: Path, out: Path, log: Path) -> set[str]:
             path = path[path.find("/Doc/") + 5:] if "/Doc/" in path else path
             warnings.add(f"{path}: {match['kind']}: {match['text']}")
     if returncode != 0 and not warnings:
-        die(f"the documentation build failed; see {log}")
+        raise ToolError(f"the documentation build failed; see {log}")
     return warnings
 
 
@@ -118,7 +116,7 @@ def pristine_doc(tarball: Path, dest: Path) -> Path:
 
 
 def build_cpython(python: Path, tree: Path, tarball: Path, out: Path) -> int:
-    docs = REPO / "build" / "docs"
+    docs = DOCS_OUT
     docs.mkdir(parents=True, exist_ok=True)
     patched = sphinx_warnings(python, tree / "Doc", out, docs / "cpython-html.log")
     cache = docs / "baseline-warnings.txt"
@@ -152,11 +150,7 @@ def late_default_count(module: Path) -> int:
 
 def build_autodoc(python: Path, out: Path) -> int:
     """The autodoc page of examples/autodoc/ with the patched Sphinx, checked for `=>`."""
-    try:
-        vpy, _ = ecosystem.prepare_venv(built_python(python), "patched",
-                                        ecosystem.load_tools(), ecosystem.load_unpatched())
-    except ToolError as exc:
-        die(str(exc))
+    vpy, _ = prepare_venv(built_python(python), "patched", load_tools(), load_unpatched())
     say(f"autodoc: sphinx-build -b html -W {rel(AUTODOC)} {rel(out)}")
     if out.exists():
         shutil.rmtree(out)
@@ -180,25 +174,26 @@ def build_autodoc(python: Path, out: Path) -> int:
     return 0
 
 
+@exits_on_tool_error
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python3 -m tools.build_docs",
                                      description=__doc__.split("\n\n")[0],
                                      epilog=__doc__.split("\n\n", 1)[1],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("command", choices=("pep", "cpython", "check", "autodoc"))
-    parser.add_argument("--tree", type=Path, default=REPO / "build" / "cpython",
-                        help="the patched tree (default: build/cpython)")
-    parser.add_argument("--tarball", type=Path, default=REPO / "build" / "Python-3.13.5.tar.xz",
+    parser.add_argument("--tree", type=Path, default=TREE,
+                        help=f"the patched tree (default: {shown(TREE)})")
+    parser.add_argument("--tarball", type=Path, default=TARBALL,
                         help="the verified upstream tarball (for the pristine docs)")
-    parser.add_argument("--venv", type=Path, default=REPO / "build" / "docs-venv",
-                        help="where to install Sphinx (default: build/docs-venv)")
-    parser.add_argument("--python", type=Path, default=REPO / "python",
+    parser.add_argument("--venv", type=Path, default=DOCS_VENV,
+                        help=f"where to install Sphinx (default: {shown(DOCS_VENV)})")
+    parser.add_argument("--python", type=Path, default=PYTHON,
                         help="autodoc: the patched interpreter (default: ./python)")
     args = parser.parse_args(argv)
     if args.command == "autodoc":
-        return build_autodoc(args.python, REPO / "build" / "docs" / "autodoc")
+        return build_autodoc(args.python, DOCS_OUT / "autodoc")
     python = docs_venv(args.venv.resolve(), args.tree.resolve())
-    docs = REPO / "build" / "docs"
+    docs = DOCS_OUT
     if args.command == "pep":
         return build_pep(python, docs / "pep")
     if args.command == "check":

@@ -1,8 +1,9 @@
 """What the pep671 tools share (stdlib only, Python 3.11+).
 
-- the upstream pin and the repository's paths;
-- progress and errors: say() (a `==> ` line on stderr), die(), ToolError;
-- running commands: run() (output shown or captured; dies on failure) and
+- the download sources of the upstream pin (the pin and all paths: tools.paths);
+- progress and errors: say() (a `==> ` line on stderr), ToolError and
+  exits_on_tool_error() for main();
+- running commands: run() (output shown or captured; ToolError on failure) and
   run_logged() (output kept in a log file, optionally streamed too);
 - scrubbed_env(): the environment CPython's test suite and our interpreter
   runs get, without any PYTHON* variable (the Makefile goes through
@@ -10,14 +11,16 @@
 - create_venv(): a venv made by a given interpreter, remade only when it no
   longer fits; ensure_venv(): the same with pinned requirements installed,
   updated only when they changed;
-- sha256_file(), cache_dir().
+- sha256_file(), verify_sha256(), cache_dir().
 
-Fetching, verifying, unpacking and patching a pinned sdist is in tools.sdist.
+Fetching, verifying, unpacking and patching a pinned sdist is in tools.ecosystem.sdist.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
+import json
 import os
 import shlex
 import shutil
@@ -25,26 +28,30 @@ import subprocess
 import sys
 import threading
 from pathlib import Path
-from typing import Mapping, NoReturn, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
-# The upstream pin.
-CPYTHON_VERSION = "3.13.5"
-TARBALL_NAME = f"Python-{CPYTHON_VERSION}.tar.xz"
-TARBALL_SHA256 = "93e583f243454e6e9e4588ca2c2662206ad961659863277afcdb96801647d640"
-TARBALL_TOPDIR = f"Python-{CPYTHON_VERSION}"
+# The pin and the paths live in tools.paths; these names stay importable from here.
+from tools.paths import BUILD, CPYTHON_VERSION, REPO, TARBALL_NAME, TARBALL_SHA256, TARBALL_TOPDIR
+
+__all__ = ["BUILD", "CPYTHON_VERSION", "REPO", "REPO_ROOT", "TARBALL_NAME", "TARBALL_SHA256",
+           "TARBALL_TOPDIR", "PIP_QUIET", "TIMED_OUT", "ToolError", "base_executable",
+           "built_python", "cache_dir", "create_venv", "ensure_venv", "exits_on_tool_error",
+           "interpreter_info", "rel", "run", "run_logged", "say", "scrubbed_env", "sha256_file",
+           "tail", "verify_sha256"]
+
 PYTHON_ORG_URL = f"https://www.python.org/ftp/python/{CPYTHON_VERSION}/{TARBALL_NAME}"
 DEBIAN_SOURCE_PACKAGE = "python3.13"
 DEBIAN_SOURCE_VERSION = "3.13.5-2+deb13u5"
 DEBIAN_SUITE = "trixie"
 DEBIAN_ORIG_NAME = f"{DEBIAN_SOURCE_PACKAGE}_{CPYTHON_VERSION}.orig.tar.xz"
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
-BUILD = REPO_ROOT / "build"
+REPO_ROOT = REPO  # the older name, kept for code written against it; use tools.paths.REPO
 PIP_QUIET = ["-q", "--disable-pip-version-check"]
 
 
 class ToolError(Exception):
-    """A step failed; the message says what happened and what to do."""
+    """A step failed; the message says what happened and what to do. The only error
+    type of the tools: their main() (exits_on_tool_error) turns it into exit status 1."""
 
 
 def cache_dir() -> Path:
@@ -61,14 +68,31 @@ def sha256_file(path: Path) -> str:
     return h.hexdigest()
 
 
+def verify_sha256(path: Path, expected: str) -> None:
+    """ToolError (naming the file and both hashes) unless path's sha256 is expected."""
+    actual = sha256_file(path)
+    if actual != expected:
+        raise ToolError(f"checksum mismatch for {path}\n  expected sha256: {expected}\n"
+                        f"  actual sha256:   {actual}\nrefusing to use it (nothing was unpacked)")
+
+
 def say(msg: str) -> None:
     """A progress line, visible in make and CI logs."""
     print(f"==> {msg}", file=sys.stderr, flush=True)
 
 
-def die(msg: str, code: int = 1) -> NoReturn:
-    print(f"error: {msg}", file=sys.stderr, flush=True)
-    raise SystemExit(code)
+def exits_on_tool_error(main: Callable[[list[str] | None], int]
+                        ) -> Callable[[list[str] | None], int]:
+    """Wraps a tool's main(): a ToolError becomes `error: MESSAGE` on stderr and exit
+    status 1. The one place an error turns into a status; the work below main() raises."""
+    @functools.wraps(main)
+    def wrapper(argv: list[str] | None = None) -> int:
+        try:
+            return main(argv)
+        except ToolError as exc:
+            print(f"error: {exc}", file=sys.stderr, flush=True)
+            return 1
+    return wrapper
 
 
 def rel(path: Path) -> str:
@@ -101,7 +125,7 @@ def run(
     capture: bool = False,
     stdin_text: str | None = None,
 ) -> subprocess.CompletedProcess[str]:
-    """Run cmd (output shown, or captured); with check, a failure ends the program."""
+    """Run cmd (output shown, or captured); with check, a failure raises ToolError."""
     args = [str(c) for c in cmd]
     proc = subprocess.run(
         args,
@@ -117,8 +141,8 @@ def run(
         detail = ""
         if capture:
             detail = "\n" + (proc.stdout or "") + (proc.stderr or "")
-        die(f"command failed (exit {proc.returncode}): {shlex.join(args)}"
-            f"{' in ' + str(cwd) if cwd else ''}{detail}")
+        raise ToolError(f"command failed (exit {proc.returncode}): {shlex.join(args)}"
+                        f"{' in ' + str(cwd) if cwd else ''}{detail}")
     return proc
 
 
@@ -179,11 +203,36 @@ def tail(path: Path, n: int = 12) -> str:
 
 def built_python(python: Path) -> Path:
     """python as an absolute path (Path("./python") would be looked up on PATH); ends the
-    program when it does not exist yet."""
+    ToolError when it does not exist yet."""
     python = python.absolute()
     if not python.exists():
-        die(f"{python} does not exist (run `make`)")
+        raise ToolError(f"{python} does not exist (run `make`)")
     return python
+
+
+_INFO = ("import json, sys, sysconfig, types; print(json.dumps({'version': sys.version, "
+         "'tag': getattr(sys, '_git', ('', ''))[1], 'prefix': sys.prefix, "
+         "'platform': sysconfig.get_platform(), "
+         "'late_defaults': hasattr(types, 'LateDefaultType')}))")
+
+
+def interpreter_info(python: Path) -> dict[str, Any]:
+    """What python says it is: version (sys.version), tag (the build tag, sys._git[1]),
+    prefix, platform, late_defaults (whether it has types.LateDefaultType). The one place
+    the tools ask an interpreter about itself; ToolError when it does not run."""
+    try:
+        proc = subprocess.run([str(python), "-c", _INFO], capture_output=True, text=True,
+                              env=scrubbed_env(), stdin=subprocess.DEVNULL)
+    except OSError as exc:
+        raise ToolError(f"{python} does not run (run `make`): {exc}") from None
+    if proc.returncode != 0:
+        raise ToolError(f"{python} does not run (run `make`):\n{proc.stderr}")
+    try:
+        info: dict[str, Any] = json.loads(proc.stdout)
+    except ValueError:
+        raise ToolError(f"{python} does not answer as a Python does: {proc.stdout[:200]!r}"
+                        ) from None
+    return info
 
 
 def base_executable(python: Path) -> Path:

@@ -24,7 +24,7 @@ import shutil
 import subprocess
 import sys
 
-from tools.common import die, run, say
+from tools.common import ToolError, exits_on_tool_error, run, say
 
 PACKAGES = [
     "build-essential", "pkg-config", "git", "xz-utils", "ca-certificates",
@@ -32,8 +32,9 @@ PACKAGES = [
     "libsqlite3-dev", "libreadline-dev", "libncurses-dev", "uuid-dev", "tk-dev",
     "libgdbm-dev", "libgdbm-compat-dev",
     # not for the build, for make test: `python3 -m venv` of the system python3 (Sphinx for
-    # make docs-check), valgrind (tests/test_bench_pyperformance.py, and make bench)
-    "python3-venv", "valgrind",
+    # make docs-check), valgrind (tests/test_bench_pyperformance.py, and make bench),
+    # packaging (tools.ecosystem compares distribution names and sdist files as pip does)
+    "python3-venv", "valgrind", "python3-packaging",
 ]
 
 FIX = "run `sudo make deps` (or `make deps` as root)"
@@ -41,7 +42,7 @@ FIX = "run `sudo make deps` (or `make deps` as root)"
 
 def missing(packages: list[str]) -> list[str]:
     if not shutil.which("dpkg-query"):
-        die("dpkg-query not found: this build expects a Debian (12+) system")
+        raise ToolError("dpkg-query not found: this build expects a Debian (12+) system")
     out = subprocess.run(["dpkg-query", "-W", "-f=${Package} ${db:Status-Status}\n", *packages],
                          capture_output=True, text=True).stdout
     installed = {line.split()[0] for line in out.splitlines()
@@ -60,9 +61,10 @@ def install(todo: list[str], dry_run: bool) -> None:
         else:
             run(cmd, env=env)
     if not dry_run and (still := missing(todo)):
-        die("apt-get finished but these are still not installed: " + " ".join(still))
+        raise ToolError("apt-get finished but these are still not installed: " + " ".join(still))
 
 
+@exits_on_tool_error
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python3 -m tools.deps", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -83,7 +85,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     what = "missing build dependencies (Debian packages): " + " ".join(todo)
     if args.action == "check" or os.geteuid() != 0:
-        die(f"{what}\n  {FIX}")
+        raise ToolError(f"{what}\n  {FIX}")
     install(todo, args.dry_run)
     return 0
 

@@ -27,23 +27,11 @@ import urllib.request
 from pathlib import Path
 
 from tools.common import (DEBIAN_ORIG_NAME, DEBIAN_SOURCE_PACKAGE, DEBIAN_SOURCE_VERSION,
-                          DEBIAN_SUITE, PYTHON_ORG_URL, TARBALL_NAME, TARBALL_SHA256, cache_dir,
-                          die, run, say, sha256_file)
+                          DEBIAN_SUITE, PYTHON_ORG_URL, ToolError, cache_dir,
+                          exits_on_tool_error, run, say, sha256_file, verify_sha256)
+from tools.paths import APT_DIR, TARBALL, TARBALL_NAME, TARBALL_SHA256, shown
 
 KEYRING = "/usr/share/keyrings/debian-archive-keyring.gpg"
-
-
-class Mismatch(Exception):
-    pass
-
-
-def verify(path: Path, expected: str) -> None:
-    actual = sha256_file(path)
-    if actual != expected:
-        die(f"checksum mismatch for {path}\n"
-            f"  expected sha256: {expected}\n"
-            f"  actual sha256:   {actual}\n"
-            "refusing to use it (nothing was unpacked)")
 
 
 def install_into_cache(src: Path, cache: Path, name: str) -> Path:
@@ -125,15 +113,66 @@ def from_debian(aptdir: Path, workdir: Path) -> Path | None:
     return orig
 
 
+def fetch(out: Path = TARBALL, *, cache: Path | None = None, apt_dir: Path = APT_DIR,
+          sha256: str = TARBALL_SHA256, url: str = PYTHON_ORG_URL, timeout: float = 15.0,
+          network: bool = True) -> str:
+    """Put the verified tarball at out, from the first source of the module's docstring
+    that has it; returns which source that was. Raises ToolError."""
+    if out.is_file() and sha256_file(out) == sha256:
+        return "already verified"
+    out.unlink(missing_ok=True)
+    cache = cache or cache_dir()
+    env_path = os.environ.get("CPYTHON_TARBALL")
+    cached = cache / TARBALL_NAME
+    if env_path:
+        got, source = Path(env_path), f"$CPYTHON_TARBALL={env_path}"
+        if not got.is_file():
+            raise ToolError(f"$CPYTHON_TARBALL names {got}, which is not a file")
+    elif cached.is_file():
+        got, source = cached, f"cache {cached}"
+    elif not network:
+        raise ToolError(f"no tarball in $CPYTHON_TARBALL or {cached}, and --no-network was given")
+    else:
+        got, source = download(cache, apt_dir, sha256, url, timeout)
+    verify_sha256(got, sha256)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_name(out.name + ".tmp")
+    shutil.copyfile(got, tmp)
+    os.replace(tmp, out)
+    return source
+
+
+def download(cache: Path, apt_dir: Path, sha256: str, url: str, timeout: float
+             ) -> tuple[Path, str]:
+    """The tarball from python.org, else from Debian, verified and kept in cache."""
+    with tempfile.TemporaryDirectory(prefix="pep671-fetch-") as tmp:
+        work = Path(tmp)
+        say(f"downloading {url}")
+        got = from_python_org(url, work, timeout)
+        source = f"python.org {url}"
+        if got is None:
+            got = from_debian(apt_dir.resolve(), work)
+            source = (f"Debian source package {DEBIAN_SOURCE_PACKAGE} "
+                      f"{DEBIAN_SOURCE_VERSION} ({DEBIAN_ORIG_NAME})")
+        if got is None:
+            raise ToolError("could not obtain the CPython tarball from any source; put it at "
+                            f"{cache / TARBALL_NAME} or point $CPYTHON_TARBALL at it")
+        verify_sha256(got, sha256)
+        kept = install_into_cache(got, cache, TARBALL_NAME)
+    say(f"cached as {kept}")
+    return kept, source
+
+
+@exits_on_tool_error
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python3 -m tools.fetch_cpython", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--out", type=Path, required=True,
-                    help="where to put the verified tarball (e.g. build/Python-3.13.5.tar.xz)")
+    ap.add_argument("--out", type=Path, default=TARBALL,
+                    help=f"where to put the verified tarball (default: {shown(TARBALL)})")
     ap.add_argument("--cache-dir", type=Path, default=cache_dir(),
                     help="per-user cache directory (default: %(default)s)")
-    ap.add_argument("--apt-dir", type=Path, default=Path("build/apt"),
-                    help="private apt configuration and state (default: %(default)s)")
+    ap.add_argument("--apt-dir", type=Path, default=APT_DIR,
+                    help=f"private apt configuration and state (default: {shown(APT_DIR)})")
     ap.add_argument("--sha256", default=TARBALL_SHA256, help="expected sha256 (the pin)")
     ap.add_argument("--url", default=PYTHON_ORG_URL, help="python.org URL")
     ap.add_argument("--timeout", type=float, default=15.0,
@@ -141,55 +180,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-network", action="store_true",
                     help="only use $CPYTHON_TARBALL or the cache")
     args = ap.parse_args(argv)
-    out: Path = args.out
-
-    # Fast path: --out is already the verified pin.
-    if out.is_file() and sha256_file(out) == args.sha256:
-        print(f"tarball: {out} (already verified)")
-        return 0
-    if out.exists():
-        out.unlink()
-
-    def deliver(path: Path, source: str) -> int:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        tmp = out.with_name(out.name + ".tmp")
-        shutil.copyfile(path, tmp)
-        os.replace(tmp, out)
-        print(f"tarball: {out} (source: {source})")
-        return 0
-
-    env_path = os.environ.get("CPYTHON_TARBALL")
-    if env_path:
-        p = Path(env_path)
-        if not p.is_file():
-            die(f"$CPYTHON_TARBALL names {p}, which is not a file")
-        verify(p, args.sha256)
-        return deliver(p, f"$CPYTHON_TARBALL={p}")
-
-    cached = args.cache_dir / TARBALL_NAME
-    if cached.is_file():
-        verify(cached, args.sha256)
-        return deliver(cached, f"cache {cached}")
-
-    if args.no_network:
-        die(f"no tarball in $CPYTHON_TARBALL or {cached}, and --no-network was given")
-
-    with tempfile.TemporaryDirectory(prefix="pep671-fetch-") as tmp:
-        work = Path(tmp)
-        say(f"downloading {args.url}")
-        got = from_python_org(args.url, work, args.timeout)
-        source = f"python.org {args.url}"
-        if got is None:
-            got = from_debian(args.apt_dir.resolve(), work)
-            source = (f"Debian source package {DEBIAN_SOURCE_PACKAGE} "
-                      f"{DEBIAN_SOURCE_VERSION} ({DEBIAN_ORIG_NAME})")
-        if got is None:
-            die("could not obtain the CPython tarball from any source; "
-                f"put it at {cached} or point $CPYTHON_TARBALL at it")
-        verify(got, args.sha256)
-        kept = install_into_cache(got, args.cache_dir, TARBALL_NAME)
-        say(f"cached as {kept}")
-        return deliver(kept, source)
+    source = fetch(args.out, cache=args.cache_dir, apt_dir=args.apt_dir, sha256=args.sha256,
+                   url=args.url, timeout=args.timeout, network=not args.no_network)
+    print(f"tarball: {args.out} ({source})" if source == "already verified"
+          else f"tarball: {args.out} (source: {source})")
+    return 0
 
 
 if __name__ == "__main__":

@@ -39,7 +39,16 @@ on 2 cores each, and the dist would need its own), this
    archives in build/dist. It runs from any path it is unpacked at.
 
 The version is the tree's build tag (`python3 -m tools.pq version`): the number of
-patches and a digest of the series, -dirty for a tree with work not in patches/.
+patches and a digest of the series, -dirty for a tree with work not in patches/; it is
+in sys.version, `python3.13 -VV` and sys._git (quote it in bug reports).
+
+Using the archive: `sha256sum -c SHA256SUMS` next to it, then unpack it anywhere, e.g.
+`tar -xf pep671-3.13.5-*-linux-x86_64.tar.xz -C ~/opt` and run
+~/opt/pep671-3.13.5-*/bin/python3.13 (`-m venv DIR` makes a venv with pip). As a pyenv
+version, unpack it into "$(pyenv root)/versions" and `pyenv rehash`: the directory name
+is the version name. It links the system's shared libraries (OpenSSL 3, libffi 8,
+SQLite, ncurses, readline, Tk, gdbm), so it runs on Debian 12 or later and
+distributions of the same age.
 """
 
 from __future__ import annotations
@@ -50,13 +59,14 @@ import json
 import os
 import re
 import shutil
-import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
+from tools.paths import CPYTHON_VERSION, DIST, INSTALL_STAGE, LOGS, PATCHES, TREE, shown
 from tools.build import Builder, build_info_make_vars
-from tools.common import (BUILD, CPYTHON_VERSION, REPO_ROOT, die, rel, say, scrubbed_env,
+from tools.common import (ToolError, exits_on_tool_error, interpreter_info, rel, say, scrubbed_env,
                           sha256_file)
 from tools.pq import build_tag
 
@@ -83,48 +93,41 @@ class Install:
         self.tree = tree.absolute()
         self.work = work.absolute()
         self.stage = self.work / "stage"
-        self.builder = Builder(self.tree, "install", BUILD / "logs", verbose)
+        self.builder = Builder(self.tree, "install", LOGS, verbose)
 
-    def python_info(self, python: Path) -> dict[str, str]:
-        code = ("import json, sys, sysconfig; print(json.dumps({'tag': sys._git[1], "
-                "'prefix': sys.prefix, 'platform': sysconfig.get_platform(), "
-                "'version': sys.version}))")
-        proc = subprocess.run([str(python), "-c", code], capture_output=True, text=True,
-                              env=scrubbed_env(), stdin=subprocess.DEVNULL)
-        if proc.returncode != 0:
-            die(f"{python} does not run:\n{proc.stderr}")
-        return json.loads(proc.stdout)
+    def python_info(self, python: Path) -> dict[str, Any]:
+        return interpreter_info(python)
 
     def configured_prefix(self) -> Path:
         makefile = self.tree / "Makefile"
         if not makefile.is_file():
-            die(f"{self.tree} is not configured (run `make`)")
+            raise ToolError(f"{self.tree} is not configured (run `make`)")
         text = makefile.read_text(errors="replace")
         prefix = re.search(r"^prefix=\s*(\S+)\s*$", text, re.M)
         exec_prefix = re.search(r"^exec_prefix=\s*(\S+)\s*$", text, re.M)
         if not prefix or not exec_prefix:
-            die(f"{makefile} has no prefix= or exec_prefix= line")
+            raise ToolError(f"{makefile} has no prefix= or exec_prefix= line")
         if re.search(r"^PY_ENABLE_SHARED=\s*1\s*$", text, re.M):
-            die(f"{self.tree} is configured with --enable-shared: its bin/{PY} would look "
-                f"for lib{PY}.so in {prefix.group(1)}/lib, not next to itself. Install the "
-                "default build (drop --enable-shared from CONFIGURE_FLAGS)")
+            raise ToolError(f"{self.tree} is configured with --enable-shared: its bin/{PY} would look "
+                            f"for lib{PY}.so in {prefix.group(1)}/lib, not next to itself. Install the "
+                            "default build (drop --enable-shared from CONFIGURE_FLAGS)")
         if exec_prefix.group(1) not in ("${prefix}", "$(prefix)", prefix.group(1)):
-            die(f"{self.tree} is configured with --exec-prefix={exec_prefix.group(1)}, "
-                f"apart from --prefix={prefix.group(1)}: an install needs them to be one "
-                "directory (drop --exec-prefix from CONFIGURE_FLAGS)")
+            raise ToolError(f"{self.tree} is configured with --exec-prefix={exec_prefix.group(1)}, "
+                            f"apart from --prefix={prefix.group(1)}: an install needs them to be one "
+                            "directory (drop --exec-prefix from CONFIGURE_FLAGS)")
         return Path(prefix.group(1))
 
     # ------------------------------------------------------------------ stage
     def ensure_stage(self) -> tuple[str, dict[str, str]]:
         """Make (or reuse) the relocatable stage; return its tag and python_info()."""
-        tag = build_tag(self.tree, REPO_ROOT / "patches")
+        tag = build_tag(self.tree, PATCHES)
         built = self.tree / "python"
         if not built.is_file():
-            die(f"{built} is missing (run `make`)")
+            raise ToolError(f"{built} is missing (run `make`)")
         info = self.python_info(built)
         if info["tag"] != tag:
-            die(f"{rel(built)} was built as {info['tag']!r}, but the tree is {tag!r} now: "
-                "run `make` first")
+            raise ToolError(f"{rel(built)} was built as {info['tag']!r}, but the tree is {tag!r} now: "
+                            "run `make` first")
         configured = self.configured_prefix()
         key = {"tag": tag, "python_sha256": sha256_file(built),
                "configure": (self.tree / ".pep671-configure").read_text()
@@ -147,17 +150,17 @@ class Install:
                            *build_info_make_vars(tag)])
         installed = destdir / configured.relative_to(configured.anchor)
         if not (installed / "bin" / PY).is_file():
-            die(f"make altinstall left no {installed / 'bin' / PY}")
+            raise ToolError(f"make altinstall left no {installed / 'bin' / PY}")
         os.rename(installed, self.stage)
         strays = [str(p.relative_to(destdir)) for p in destdir.rglob("*") if not p.is_dir()]
         if strays:
-            die(f"make altinstall wrote outside the prefix {configured}: {', '.join(strays[:5])}")
+            raise ToolError(f"make altinstall wrote outside the prefix {configured}: {', '.join(strays[:5])}")
         shutil.rmtree(destdir)
         self.relocate(configured)
         got = self.python_info(staged_python)
         if got["tag"] != tag or Path(got["prefix"]) != self.stage:
-            die(f"the staged {PY} says it is {got['tag']!r} in {got['prefix']}, "
-                f"not {tag!r} in {self.stage}")
+            raise ToolError(f"the staged {PY} says it is {got['tag']!r} in {got['prefix']}, "
+                            f"not {tag!r} in {self.stage}")
         stamp.write_text(json.dumps(key, indent=1) + "\n")
         say(f"[install] {rel(self.stage)}: staged in {time.monotonic() - t0:.0f}s")
         return tag, info
@@ -167,7 +170,7 @@ class Install:
         stage, old = self.stage, str(configured)
         datas = list((stage / "lib" / PY).glob("_sysconfigdata_*.py"))
         if len(datas) != 1:
-            die(f"expected one _sysconfigdata_*.py in {stage / 'lib' / PY}, found {len(datas)}")
+            raise ToolError(f"expected one _sysconfigdata_*.py in {stage / 'lib' / PY}, found {len(datas)}")
         relocate_sysconfigdata(datas[0], old)
         self.builder.step(f"byte-compile {datas[0].name}", "compile-sysconfigdata",
                           [str(stage / "bin" / PY), "-E", "-m", "compileall", "-q", "-f",
@@ -198,8 +201,8 @@ class Install:
                           env=scrubbed_env(), cwd=prefix)
         info = self.python_info(python)
         if info["tag"] != tag or Path(info["prefix"]) != prefix:
-            die(f"{python} says it is {info['tag']!r} in {info['prefix']}, "
-                f"not {tag!r} in {prefix}")
+            raise ToolError(f"{python} says it is {info['tag']!r} in {info['prefix']}, "
+                            f"not {tag!r} in {prefix}")
         say(f"installed {python}: Python {info['version']}")
         say(f"to run it as {PY}, put {prefix / 'bin'} on PATH: "
             f'export PATH="{prefix / "bin"}:$PATH"')
@@ -251,7 +254,7 @@ def relocate_sysconfigdata(path: Path, prefix: str) -> None:
                    and [getattr(t, "id", None) for t in node.targets] == ["build_time_vars"]),
                   None)
     if values is None:
-        die(f"{path} has no build_time_vars assignment")
+        raise ToolError(f"{path} has no build_time_vars assignment")
     config = ast.literal_eval(values)
     # the prefix as a whole path: at the start of a value or after a space, =, quote or
     # colon, and followed by / or the end of that path
@@ -285,7 +288,7 @@ def replace_line(path: Path, old: str | re.Pattern[str], new: str) -> None:
     pattern = re.compile(re.escape(old)) if isinstance(old, str) else old
     hits = [i for i, line in enumerate(lines) if pattern.fullmatch(line.rstrip("\n"))]
     if len(hits) != 1:
-        die(f"{path}: expected one line {pattern.pattern!r}, found {len(hits)}")
+        raise ToolError(f"{path}: expected one line {pattern.pattern!r}, found {len(hits)}")
     lines[hits[0]] = new + "\n"
     path.write_text("".join(lines))
 
@@ -308,42 +311,42 @@ def check_prefix(prefix: Path) -> Path:
     """The absolute prefix; stops when installing there could hurt another Python."""
     prefix = Path(os.path.abspath(prefix.expanduser()))
     if prefix.resolve() in SYSTEM_PREFIXES:
-        die(f"refusing to install into {prefix}: system Pythons live there. "
-            f"Choose a PREFIX of your own (the default is {DEFAULT_PREFIX})")
+        raise ToolError(f"refusing to install into {prefix}: system Pythons live there. "
+                        f"Choose a PREFIX of your own (the default is {DEFAULT_PREFIX})")
     python, lib = prefix / "bin" / PY, prefix / "lib" / PY
     if python.exists() or lib.exists():
-        proc = subprocess.run([str(python), "-c", "import sys; print(sys._git[1], sys.version)"],
-                              capture_output=True, text=True, env=scrubbed_env(),
-                              stdin=subprocess.DEVNULL) if python.exists() else None
-        ours = proc is not None and proc.returncode == 0 and proc.stdout.startswith("pep671-")
-        if not ours:
-            what = f"Python {proc.stdout.split(' ', 1)[1].strip()}" \
-                if proc and proc.returncode == 0 else f"{lib} is not from a pep671 build"
-            die(f"refusing to install into {prefix}: it holds another Python "
-                f"{PY.removeprefix('python')} ({what}). Choose another PREFIX "
-                f"(the default is {DEFAULT_PREFIX})")
+        try:
+            info = interpreter_info(python) if python.exists() else None
+        except ToolError:
+            info = None
+        if info is None or not info["tag"].startswith("pep671-"):
+            what = f"Python {info['version']}" if info else f"{lib} is not from a pep671 build"
+            raise ToolError(f"refusing to install into {prefix}: it holds another Python "
+                            f"{PY.removeprefix('python')} ({what}). Choose another PREFIX "
+                            f"(the default is {DEFAULT_PREFIX})")
     existing = next(p for p in (prefix, *prefix.parents) if p.exists())
     if not os.access(existing, os.W_OK):
-        die(f"cannot write {existing} (for PREFIX={prefix}): choose a PREFIX you can write, "
-            f"the default is {DEFAULT_PREFIX}; no root is needed")
+        raise ToolError(f"cannot write {existing} (for PREFIX={prefix}): choose a PREFIX you can write, "
+                        f"the default is {DEFAULT_PREFIX}; no root is needed")
     return prefix
 
 
+@exits_on_tool_error
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python3 -m tools.install", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--tree", type=Path, default=BUILD / "cpython",
-                    help="the built tree (default: build/cpython)")
-    ap.add_argument("--work", type=Path, default=BUILD / "install",
-                    help="where the stage is kept (default: build/install)")
+    ap.add_argument("--tree", type=Path, default=TREE,
+                    help=f"the built tree (default: {shown(TREE)})")
+    ap.add_argument("--work", type=Path, default=INSTALL_STAGE,
+                    help=f"where the stage is kept (default: {shown(INSTALL_STAGE)})")
     ap.add_argument("-v", "--verbose", action="store_true", help="stream the steps' output")
     sub = ap.add_subparsers(dest="cmd", required=True)
     inst = sub.add_parser("install", help="install into PREFIX like make altinstall")
     inst.add_argument("--prefix", type=Path, default=DEFAULT_PREFIX,
                       help="where to install (default: %(default)s)")
     dist = sub.add_parser("dist", help="write the relocatable archive and SHA256SUMS")
-    dist.add_argument("--out-dir", type=Path, default=BUILD / "dist",
-                      help="where (default: build/dist)")
+    dist.add_argument("--out-dir", type=Path, default=DIST,
+                      help=f"where (default: {shown(DIST)})")
     sub.add_parser("stage", help="make (or reuse) the relocatable stage only")
     args = ap.parse_args(argv)
 

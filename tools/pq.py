@@ -31,107 +31,14 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tools.common import (REPO_ROOT, TARBALL_NAME, TARBALL_SHA256, TARBALL_TOPDIR, die, run, say,
-                          sha256_file)
+from tools import fetch_cpython
+from tools.common import ToolError, exits_on_tool_error, run, say, verify_sha256
+from tools.paths import PATCHES, TARBALL, TARBALL_SHA256, TARBALL_TOPDIR, TREE, shown
+from tools.tree_files import EXCLUDE, is_generated
 
 SNAPSHOT = "pep671-synced"          # under .git: patches/ as last applied/exported
 UPSTREAM_DATE = "2025-06-11T12:00:00+00:00"   # release date of 3.13.5
 IDENTITY = {"name": "pep671", "email": "pep671@localhost"}
-
-# Files written by the `make regen-*` targets that the build runs; they are
-# regenerated on every build and stay out of the patches.
-GENERATED = [
-    "Doc/library/token-list.inc",
-    "Include/internal/pycore_ast.h",
-    "Include/internal/pycore_ast_state.h",
-    "Include/internal/pycore_global_objects_fini_generated.h",
-    "Include/internal/pycore_global_strings.h",
-    "Include/internal/pycore_opcode_metadata.h",
-    "Include/internal/pycore_runtime_init_generated.h",
-    "Include/internal/pycore_token.h",
-    "Include/internal/pycore_unicodeobject_generated.h",
-    "Include/internal/pycore_uop_ids.h",
-    "Include/internal/pycore_uop_metadata.h",
-    "Include/opcode_ids.h",
-    "Lib/_opcode_metadata.py",
-    "Lib/keyword.py",
-    "Lib/token.py",
-    "Modules/_sre/sre_constants.h",
-    "Modules/_sre/sre_targets.h",
-    "Objects/typeslots.inc",
-    "Parser/parser.c",
-    "Parser/token.c",
-    "Programs/test_frozenmain.h",
-    "Python/Python-ast.c",
-    "Python/executor_cases.c.h",
-    "Python/generated_cases.c.h",
-    "Python/opcode_targets.h",
-    "Python/optimizer_cases.c.h",
-]
-
-
-def is_generated(path: str) -> bool:
-    # Argument Clinic output (regen-global-objects runs `make clinic`).
-    return path in GENERATED or ("/clinic/" in path and path.endswith(".c.h"))
-
-
-# Ignore rules for the build products of an in-tree build (kept in
-# .git/info/exclude, so they are not part of any commit or patch).
-EXCLUDE = """\
-# written by tools.pq: products of an in-tree CPython build
-*.o
-*.a
-*.so
-*.so.*
-*.pyc
-*.new
-__pycache__/
-/build/
-/python
-/python-gdb.py
-/_bootstrap_python
-/python-config
-/python-config.py
-/python.exe
-/Makefile
-/Makefile.pre
-/Misc/python.pc
-/Misc/python-embed.pc
-/Misc/python-config.sh
-/Modules/Setup.bootstrap
-/Modules/Setup.local
-/Modules/Setup.stdlib
-/Modules/config.c
-/Modules/ld_so_aix
-/Programs/_freeze_module
-/Programs/_testembed
-/Python/frozen_modules/*.h
-/Python/deepfreeze/
-/Lib/build/
-/Lib/test/data/*
-!/Lib/test/data/README
-/config.log
-/config.status
-/config.status.lineno
-/config.cache
-/pyconfig.h
-/pybuilddir.txt
-/platform
-/libpython*
-/Tools/unicode/data/
-/Tools/msi/obj/
-/profile-*
-/*.profraw
-/*.profdata
-/.pep671-*
-/TAGS
-/tags
-/gmon.out
-/@test*
-/test_python_*
-/Lib/test/@test*
-"""
-
 
 def git_env() -> dict[str, str]:
     """Environment for git: no user/system config, fixed identity."""
@@ -230,9 +137,9 @@ def cmd_export(args: argparse.Namespace) -> int:
     require_tree(tree)
     bad = touched_generated(tree)
     if bad:
-        die("commits in upstream..HEAD change files that the build regenerates;\n"
-            "drop them from the commits (git checkout upstream -- FILE; git commit --amend):\n  "
-            + "\n  ".join(bad))
+        raise ToolError("commits in upstream..HEAD change files that the build regenerates;\n"
+                        "drop them from the commits (git checkout upstream -- FILE; git commit --amend):\n  "
+                        + "\n  ".join(bad))
     if uncommitted(tree):
         say("note: uncommitted changes in the tree are not exported (commit them first)")
     with tempfile.TemporaryDirectory(prefix="pep671-export-") as tmp:
@@ -284,7 +191,7 @@ class Status:
 
 def require_tree(tree: Path) -> None:
     if not (tree / ".git").is_dir():
-        die(f"{tree} is not a patch-queue tree (run `make` or `python3 -m tools.pq apply`)")
+        raise ToolError(f"{tree} is not a patch-queue tree (run `make` or `python3 -m tools.pq apply`)")
 
 
 def uncommitted(tree: Path) -> list[str]:
@@ -349,7 +256,7 @@ def build_tag(tree: Path, patches: Path) -> str:
     -dirty appended when the tree has work that is not in patches/."""
     st = get_status(tree, patches)
     if not st.exists:
-        die(f"no tree at {tree} (run `make tree`)")
+        raise ToolError(f"no tree at {tree} (run `make tree`)")
     return f"pep671-{st.version}"
 
 
@@ -361,20 +268,15 @@ def cmd_version(args: argparse.Namespace) -> int:
 # ---------------------------------------------------------------- apply
 
 def ensure_tarball(tarball: Path) -> None:
-    if tarball.is_file():
-        return
-    run([sys.executable, "-m", "tools.fetch_cpython", "--out", str(tarball),
-         "--apt-dir", str(REPO_ROOT / "build" / "apt")], cwd=REPO_ROOT)
+    if not tarball.is_file():
+        fetch_cpython.fetch(tarball)
 
 
 def build_tree(tarball: Path, sha256: str, topdir: str, tree: Path, patches: Path) -> None:
-    actual = sha256_file(tarball)
-    if actual != sha256:
-        die(f"checksum mismatch for {tarball}\n  expected sha256: {sha256}\n"
-            f"  actual sha256:   {actual}\nrefusing to unpack it")
+    verify_sha256(tarball, sha256)
     missing = [n for n in read_series(patches) if not (patches / n).is_file()]
     if missing:
-        die(f"{patches}/series names missing file(s): {', '.join(missing)}")
+        raise ToolError(f"{patches}/series names missing file(s): {', '.join(missing)}")
     tree.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{tree.name}-new-", dir=tree.parent))
     try:
@@ -382,7 +284,7 @@ def build_tree(tarball: Path, sha256: str, topdir: str, tree: Path, patches: Pat
         run(["tar", "-xf", str(tarball), "-C", str(staging)])
         new = staging / topdir
         if not new.is_dir():
-            die(f"{tarball} does not contain {topdir}/")
+            raise ToolError(f"{tarball} does not contain {topdir}/")
         env = git_env()
         env["GIT_AUTHOR_DATE"] = env["GIT_COMMITTER_DATE"] = UPSTREAM_DATE
         git(new, "init", "-q", "-b", "main")
@@ -401,7 +303,7 @@ def build_tree(tarball: Path, sha256: str, topdir: str, tree: Path, patches: Pat
                        *[str((patches / n).resolve()) for n in names], check=False)
             if proc.returncode != 0:
                 git(new, "am", "--abort", check=False)
-                die(f"`git am` of the series failed:\n{proc.stdout}{proc.stderr}")
+                raise ToolError(f"`git am` of the series failed:\n{proc.stdout}{proc.stderr}")
         # Regenerated files: changes made by the build are not work to export.
         present = git(new, "ls-files").stdout.splitlines()
         gen = [p for p in present if is_generated(p)]
@@ -421,31 +323,40 @@ def refuse_if_dirty(tree: Path, patches: Path, force: bool, why: str) -> None:
     st = get_status(tree, patches)
     if st.exists and st.dirty and not force:
         lines = [f"  {line}" for line in st.uncommitted] + [f"  {d}" for d in st.detail]
-        die(f"{why}, but {tree} has work that is not in {patches}/:\n"
-            + "\n".join(lines) +
-            "\nrefusing to rebuild it. Commit and `python3 -m tools.pq export` it (then commit"
-            " patches/), or discard it with `python3 -m tools.pq apply --force`.")
+        raise ToolError(f"{why}, but {tree} has work that is not in {patches}/:\n"
+                        + "\n".join(lines) +
+                        "\nrefusing to rebuild it. Commit and `python3 -m tools.pq export` it (then commit"
+                        " patches/), or discard it with `python3 -m tools.pq apply --force`.")
 
 
-def cmd_prepare(args: argparse.Namespace) -> int:
-    tree, patches = args.tree, args.patches
+def prepare(tree: Path = TREE, patches: Path = PATCHES, *, tarball: Path = TARBALL,
+            sha256: str = TARBALL_SHA256, topdir: str = TARBALL_TOPDIR,
+            force: bool = False) -> None:
+    """Make tree reflect patches: rebuilt from the pristine tarball (fetched when
+    missing) and the series only when patches changed since it was made."""
     stamp = tree / ".git" / "pep671-series-sha256"
     if stamp.is_file() and stamp.read_text().strip() == series_digest(patches):
         say(f"tree {tree} is up to date with {patches}/")
-        return 0
+        return
     if (tree / ".git").is_dir():
         st = get_status(tree, patches)
         if st.matches and not st.uncommitted:
             # The commits already are patches/ (e.g. after an export elsewhere).
             save_snapshot(tree, patches)
             say(f"tree {tree} already matches {patches}/")
-            return 0
-        refuse_if_dirty(tree, patches, args.force, f"{patches}/ changed since {tree} was made")
+            return
+        refuse_if_dirty(tree, patches, force, f"{patches}/ changed since {tree} was made")
     elif tree.exists():
-        if any(tree.iterdir()) and not args.force:
-            die(f"{tree} exists but is not a patch-queue tree; remove it (or use --force)")
-    ensure_tarball(args.tarball)
-    build_tree(args.tarball, args.sha256, args.topdir, tree, patches)
+        if any(tree.iterdir()) and not force:
+            raise ToolError(f"{tree} exists but is not a patch-queue tree; remove it "
+                            "(or use --force)")
+    ensure_tarball(tarball)
+    build_tree(tarball, sha256, topdir, tree, patches)
+
+
+def cmd_prepare(args: argparse.Namespace) -> int:
+    prepare(args.tree, args.patches, tarball=args.tarball, sha256=args.sha256,
+            topdir=args.topdir, force=args.force)
     return 0
 
 
@@ -458,16 +369,17 @@ def cmd_apply(args: argparse.Namespace) -> int:
     return 0
 
 
+@exits_on_tool_error
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python3 -m tools.pq", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     common = argparse.ArgumentParser(add_help=False)
-    common.add_argument("--tree", type=Path, default=REPO_ROOT / "build" / "cpython",
-                        help="the patch-queue tree (default: build/cpython)")
-    common.add_argument("--patches", type=Path, default=REPO_ROOT / "patches",
+    common.add_argument("--tree", type=Path, default=TREE,
+                        help=f"the patch-queue tree (default: {shown(TREE)})")
+    common.add_argument("--patches", type=Path, default=PATCHES,
                         help="the patch series directory (default: patches/)")
     build = argparse.ArgumentParser(add_help=False)
-    build.add_argument("--tarball", type=Path, default=REPO_ROOT / "build" / TARBALL_NAME,
+    build.add_argument("--tarball", type=Path, default=TARBALL,
                        help="pristine upstream tarball (fetched if missing)")
     build.add_argument("--sha256", default=TARBALL_SHA256, help="its expected sha256")
     build.add_argument("--topdir", default=TARBALL_TOPDIR,

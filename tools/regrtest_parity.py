@@ -14,7 +14,7 @@
    Files listed as "env changed" are reported only (as regrtest does by
    default); skipped files and resource-denied files are not failures.
 3. A file that fails twice is run on the unpatched baseline interpreter
-   (built on demand with --build-baseline). Baseline verdicts are cached per
+   (build/baseline, built on demand through tools.build.build_baseline). Baseline verdicts are cached per
    machine and configure flags in ~/.cache/pep671/. A file that is absent
    from the baseline (a test our patches add) counts as passing there.
 4. Exit 1 only for files that failed twice on PYTHON and pass on the
@@ -43,13 +43,15 @@ import os
 import re
 import signal
 import socket
-import subprocess
 import sys
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from tools.common import (REPO_ROOT, TARBALL_SHA256, ToolError, base_executable, built_python,
-                          cache_dir, die, run_logged, say, scrubbed_env)
+from tools.build import build_baseline
+from tools.common import (ToolError, base_executable, built_python, cache_dir, exits_on_tool_error,
+                          run_logged, say, scrubbed_env)
+from tools.paths import BASELINE, BASELINE_PYTHON, LOGS, PYTHON, TARBALL_SHA256, shown
 
 HEADER = re.compile(r"^(\d+) (test|tests|re-run test|re-run tests) (.+):$")
 
@@ -97,32 +99,175 @@ def machine_id() -> str:
 def test_exists(python: Path, name: str) -> bool:
     """Does the tree of python (an in-tree build, or a wrapper that runs one) have
     the test file or package `name`?"""
-    try:
-        libtest = base_executable(python).parent / "Lib" / "test"
-    except ToolError as exc:
-        die(str(exc))
+    libtest = base_executable(python).parent / "Lib" / "test"
     rel = name.removeprefix("test.").replace(".", "/")
     return (libtest / f"{rel}.py").is_file() or (libtest / rel).is_dir()
 
 
-def main(argv: list[str] | None = None) -> int:
-    # A background job of a non-interactive shell starts with SIGINT ignored,
-    # and an ignored signal stays ignored across exec: the tests that
-    # interrupt themselves (test_asyncio.test_runners, ...) would then hang.
-    # With a handler installed here, the children start with SIG_DFL.
+@dataclass
+class Parity:
+    """The verdicts of a parity run, by test file."""
+    failed: list[str]             # failed on the first run
+    env_changed: list[str]        # reported only
+    flaky: list[str] = field(default_factory=list)        # passed when rerun
+    shared: list[str] = field(default_factory=list)       # also fail on the baseline
+    regressions: list[str] = field(default_factory=list)  # fail twice, pass on the baseline
+    minutes: float = 0.0
+    logs: dict[str, str] = field(default_factory=dict)    # rerun log of each failing file
+
+    def to_json(self) -> str:
+        return json.dumps({"failed": self.failed, "flaky": self.flaky,
+                           "env_changed": self.env_changed, "shared": self.shared,
+                           "regressions": self.regressions, "minutes": self.minutes,
+                           "logs": self.logs}, indent=1) + "\n"
+
+
+def first_run(python: Path, tests: list[str], jobs: int, timeout: int, logdir: Path) -> Parity:
+    """Step 1: the suite once; what failed on it."""
+    log = logdir / "regrtest.log"
+    say(f"regrtest on {os.path.relpath(python)}: {' '.join(tests) or 'full suite'}"
+        f" (-j{jobs}, --timeout {timeout}; log: {os.path.relpath(log)})")
+    rc, out = run_suite([str(python), "-m", "test", "--timeout", str(timeout), f"-j{jobs}",
+                         *tests], log, echo=True)
+    summary = parse_summary(out)
+    if summary is None:
+        raise ToolError(f"regrtest did not finish (exit {rc}, no result line); see {log}")
+    failed = summary.get("failed", [])
+    if rc not in (0, 2, 3) or (rc == 2 and not failed):
+        raise ToolError(f"regrtest exited {rc} and named no failed test (no tests ran?); "
+                        f"see {log}")
+    return Parity(failed, summary.get("altered the execution environment (env changed)", []))
+
+
+def rerun_failed(python: Path, parity: Parity, timeout: int, logdir: Path) -> list[str]:
+    """Step 2: each failed file again, alone; the flaky ones go to parity.flaky. Returns
+    the files that failed twice."""
+    twice: list[str] = []
+    for name in parity.failed:
+        say(f"rerunning {name} on {os.path.relpath(python)}")
+        log = logdir / f"regrtest-rerun-{name}.log"
+        rc, _ = run_suite([str(python), "-m", "test", "--timeout", str(timeout), "-j1", "-W",
+                           name], log, echo=False)
+        (twice if rc != 0 else parity.flaky).append(name)
+        if rc != 0:
+            parity.logs[name] = str(log)
+        say(f"  {name}: {'failed again' if rc != 0 else 'passed (flaky)'}")
+    return twice
+
+
+def verdict_cache(configure_flags: str) -> Path:
+    """Where the baseline's verdicts are kept: per machine, tarball and configure flags."""
+    key = hashlib.sha256(f"{TARBALL_SHA256} {configure_flags}".encode()).hexdigest()[:12]
+    return cache_dir() / f"baseline-verdicts-{machine_id()}-{key}.json"
+
+
+def load_verdicts(cache: Path | None) -> dict[str, str]:
+    if cache is None or not cache.is_file():
+        return {}
+    try:
+        return dict(json.loads(cache.read_text()))
+    except ValueError:
+        return {}
+
+
+def save_verdicts(cache: Path | None, verdicts: dict[str, str]) -> None:
+    if cache is None:
+        return
+    cache.parent.mkdir(parents=True, exist_ok=True)
+    cache.write_text(json.dumps({k: v for k, v in sorted(verdicts.items())
+                                 if v in ("pass", "fail")}, indent=1) + "\n")
+
+
+def ensure_baseline(baseline: Path, label: str, configure_flags: str, jobs: int) -> None:
+    """Build the unpatched baseline when it is the default one and missing."""
+    if baseline.exists():
+        return
+    if baseline != BASELINE_PYTHON.absolute():
+        raise ToolError(f"{label} ({baseline}) does not exist; build it first")
+    say(f"building {label} ({shown(BASELINE)})")
+    build_baseline(configure_flags=configure_flags, jobs=jobs)
+
+
+def judge_on_baseline(twice: list[str], baseline: Path, label: str, *, timeout: int,
+                      logdir: Path, cache: Path | None, configure_flags: str,
+                      jobs: int) -> dict[str, str]:
+    """Step 3: the verdict of the baseline on each file that failed twice: "pass",
+    "fail" or "absent" (cached in `cache` unless it is None)."""
+    verdicts = load_verdicts(cache)
+    for name in twice:
+        if verdicts.get(name) in ("pass", "fail"):
+            say(f"verdict of {label} for {name}: {verdicts[name]} (cached in {cache})")
+            continue
+        ensure_baseline(baseline, label, configure_flags, jobs)
+        if not test_exists(baseline, name):
+            verdicts[name] = "absent"
+            say(f"{label}: {name} does not exist there (a test we add); counts as passing")
+            continue
+        say(f"running {name} on {label}")
+        rc, _ = run_suite([str(baseline), "-m", "test", "--timeout", str(timeout), "-j1", "-W",
+                           name], logdir / f"regrtest-baseline-{name}.log", echo=False)
+        verdicts[name] = "pass" if rc == 0 else "fail"
+        say(f"  {name} on {label}: {verdicts[name]}")
+        save_verdicts(cache, verdicts)
+    return verdicts
+
+
+def run_parity(python: Path, baseline: Path, *, tests: list[str], jobs: int,
+               timeout: int = 1200, logdir: Path = LOGS, configure_flags: str = "",
+               label: str = "the baseline", use_cache: bool = True) -> Parity:
+    """Steps 1 to 3 of the module's docstring; raises ToolError when regrtest did not
+    finish or ran no tests."""
+    t0 = time.monotonic()
+    parity = first_run(python, tests, jobs, timeout, logdir)
+    twice = rerun_failed(python, parity, timeout, logdir)
+    verdicts = judge_on_baseline(
+        twice, baseline.absolute(), label, timeout=timeout, logdir=logdir,
+        cache=verdict_cache(configure_flags) if use_cache else None,
+        configure_flags=configure_flags, jobs=jobs)
+    parity.shared = [n for n in twice if verdicts.get(n) == "fail"]
+    parity.regressions = [n for n in twice if verdicts.get(n) in ("pass", "absent")]
+    parity.minutes = round((time.monotonic() - t0) / 60, 1)
+    return parity
+
+
+def print_summary(parity: Parity, python: Path, label: str) -> None:
+    print()
+    print(f"== regrtest parity summary ({parity.minutes:.1f} min) ==")
+    print(f"failed on the first run: {' '.join(parity.failed) or 'none'}")
+    print(f"flaky (passed when rerun): {' '.join(parity.flaky) or 'none'}")
+    print(f"env changed (reported only): {' '.join(parity.env_changed) or 'none'}")
+    print(f"failures shared with {label} (not counted): {' '.join(parity.shared) or 'none'}")
+    print(f"regressions (fail twice on {os.path.relpath(python)}, pass on {label}): "
+          f"{' '.join(parity.regressions) or 'none'}")
+    if parity.regressions:
+        print("regrtest parity: FAILED; logs: " + ", ".join(
+            os.path.relpath(parity.logs[n]) for n in parity.regressions))
+    else:
+        print("regrtest parity: OK")
+
+
+def restore_sigint() -> None:
+    """A background job of a non-interactive shell starts with SIGINT ignored, and an
+    ignored signal stays ignored across exec: the tests that interrupt themselves
+    (test_asyncio.test_runners, ...) would then hang. With a handler installed here,
+    the children start with SIG_DFL."""
     if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
         signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
+@exits_on_tool_error
+def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python3 -m tools.regrtest_parity", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--python", type=Path, default=REPO_ROOT / "python")
-    ap.add_argument("--baseline-python", type=Path,
-                    default=REPO_ROOT / "build" / "baseline" / "python")
-    ap.add_argument("--build-baseline", default="make baseline",
-                    help="command that builds the baseline (default: %(default)r)")
+    ap.add_argument("--python", type=Path, default=PYTHON)
+    ap.add_argument("--baseline-python", type=Path, default=BASELINE_PYTHON,
+                    help=f"(default: {shown(BASELINE_PYTHON)}, built by tools.build when "
+                    "missing)")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--timeout", type=int, default=1200, help="per-test timeout, seconds")
     ap.add_argument("--tests", default="", help="test names to run (default: the full suite)")
-    ap.add_argument("--configure-flags", default="", help="part of the baseline cache key")
+    ap.add_argument("--configure-flags", default="",
+                    help="the baseline's configure flags; part of the cache key")
     ap.add_argument("--baseline-label", default="the baseline",
                     help="what the baseline is, in messages (default: %(default)r)")
     ap.add_argument("--no-cache", action="store_true",
@@ -130,95 +275,19 @@ def main(argv: list[str] | None = None) -> int:
                          "assumes the baseline is the unpatched upstream build)")
     ap.add_argument("--summary-json", type=Path,
                     help="also write the verdict lists to this JSON file")
-    ap.add_argument("--logdir", type=Path, default=REPO_ROOT / "build" / "logs")
+    ap.add_argument("--logdir", type=Path, default=LOGS)
     args = ap.parse_args(argv)
-
+    restore_sigint()
     python = built_python(args.python)
-    tests = args.tests.split()
-    base = [str(python), "-m", "test", "--timeout", str(args.timeout)]
-    t0 = time.monotonic()
-    say(f"regrtest on {os.path.relpath(python)}: {'full suite' if not tests else ' '.join(tests)}"
-        f" (-j{args.jobs}, --timeout {args.timeout}; log: {os.path.relpath(args.logdir / 'regrtest.log')})")
-    rc, out = run_suite([*base, f"-j{args.jobs}", *tests], args.logdir / "regrtest.log", echo=True)
-    summary = parse_summary(out)
-    if summary is None:
-        die(f"regrtest did not finish (exit {rc}, no result line); see {args.logdir / 'regrtest.log'}")
-    failed = summary.get("failed", [])
-    env_changed = summary.get("altered the execution environment (env changed)", [])
-    if rc not in (0, 2, 3) or (rc == 2 and not failed):
-        die(f"regrtest exited {rc} and named no failed test (no tests ran?); "
-            f"see {args.logdir / 'regrtest.log'}")
-
-    flaky: list[str] = []
-    twice: list[str] = []
-    for name in failed:
-        say(f"rerunning {name} on {os.path.relpath(python)}")
-        rrc, _ = run_suite([*base, "-j1", "-W", name], args.logdir / f"regrtest-rerun-{name}.log",
-                            echo=False)
-        (twice if rrc != 0 else flaky).append(name)
-        say(f"  {name}: {'failed again' if rrc != 0 else 'passed (flaky)'}")
-
-    cache_file = cache_dir() / (
-        f"baseline-verdicts-{machine_id()}-"
-        f"{hashlib.sha256((TARBALL_SHA256 + ' ' + args.configure_flags).encode()).hexdigest()[:12]}.json")
-    verdicts: dict[str, str] = {}
-    if cache_file.is_file() and not args.no_cache:
-        try:
-            verdicts = json.loads(cache_file.read_text())
-        except ValueError:
-            verdicts = {}
-    baseline = args.baseline_python.absolute()
-    label = args.baseline_label
-    built = False
-    for name in twice:
-        if name in verdicts and verdicts[name] in ("pass", "fail"):
-            say(f"verdict of {label} for {name}: {verdicts[name]} (cached in {cache_file})")
-            continue
-        if not built and not baseline.exists():
-            say(f"building {label}: {args.build_baseline}")
-            if subprocess.run(args.build_baseline, shell=True, cwd=REPO_ROOT).returncode != 0:
-                die(f"building {label} failed")
-        built = True
-        if not test_exists(baseline, name):
-            verdicts[name] = "absent"
-            say(f"{label}: {name} does not exist there (a test we add); counts as passing")
-            continue
-        say(f"running {name} on {label}")
-        brc, _ = run_suite([str(baseline), "-m", "test", "--timeout", str(args.timeout),
-                             "-j1", "-W", name], args.logdir / f"regrtest-baseline-{name}.log",
-                            echo=False)
-        verdicts[name] = "pass" if brc == 0 else "fail"
-        say(f"  {name} on {label}: {verdicts[name]}")
-        if not args.no_cache:
-            cache_file.parent.mkdir(parents=True, exist_ok=True)
-            cache_file.write_text(json.dumps(
-                {k: v for k, v in sorted(verdicts.items()) if v in ("pass", "fail")},
-                indent=1) + "\n")
-
-    shared = [n for n in twice if verdicts.get(n) == "fail"]
-    regressions = [n for n in twice if verdicts.get(n) in ("pass", "absent")]
-    minutes = (time.monotonic() - t0) / 60
-    print()
-    print(f"== regrtest parity summary ({minutes:.1f} min) ==")
-    print(f"failed on the first run: {' '.join(failed) or 'none'}")
-    print(f"flaky (passed when rerun): {' '.join(flaky) or 'none'}")
-    print(f"env changed (reported only): {' '.join(env_changed) or 'none'}")
-    print(f"failures shared with {label} (not counted): {' '.join(shared) or 'none'}")
-    print(f"regressions (fail twice on {os.path.relpath(python)}, pass on {label}): "
-          f"{' '.join(regressions) or 'none'}")
+    parity = run_parity(python, args.baseline_python, tests=args.tests.split(), jobs=args.jobs,
+                        timeout=args.timeout, logdir=args.logdir,
+                        configure_flags=args.configure_flags, label=args.baseline_label,
+                        use_cache=not args.no_cache)
+    print_summary(parity, python, args.baseline_label)
     if args.summary_json:
         args.summary_json.parent.mkdir(parents=True, exist_ok=True)
-        args.summary_json.write_text(json.dumps(
-            {"failed": failed, "flaky": flaky, "env_changed": env_changed, "shared": shared,
-             "regressions": regressions, "minutes": round(minutes, 1),
-             "logs": {n: str(args.logdir / f"regrtest-rerun-{n}.log") for n in twice}},
-            indent=1) + "\n")
-    if regressions:
-        print("regrtest parity: FAILED; logs: " + ", ".join(
-            os.path.relpath(args.logdir / f"regrtest-rerun-{n}.log") for n in regressions))
-        return 1
-    print("regrtest parity: OK")
-    return 0
+        args.summary_json.write_text(parity.to_json())
+    return 1 if parity.regressions else 0
 
 
 if __name__ == "__main__":

@@ -14,27 +14,26 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tools.common import (REPO_ROOT, ToolError, built_python, die, ensure_venv, rel, say,
+from tools.paths import PYTHON, REPO, TEST_REQUIREMENTS, TESTS, VENV
+from tools.common import (built_python, ensure_venv, exits_on_tool_error, rel, say,
                           scrubbed_env)
 
 
+@exits_on_tool_error
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python3 -m tools.run_pytest", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--python", type=Path, default=REPO_ROOT / "python")
-    ap.add_argument("--venv", type=Path, default=REPO_ROOT / "build" / "venv")
+    ap.add_argument("--python", type=Path, default=PYTHON)
+    ap.add_argument("--venv", type=Path, default=VENV)
     ap.add_argument("--requirements", type=Path,
-                    default=REPO_ROOT / "tests" / "requirements.txt")
+                    default=TEST_REQUIREMENTS)
     ap.add_argument("pytest_args", nargs="*", help="arguments for pytest")
     args = ap.parse_args(argv)
 
-    try:
-        vpy = ensure_venv(built_python(args.python), args.venv.absolute(), [args.requirements.absolute()])
-    except ToolError as exc:
-        die(str(exc))
-    pytest_args = args.pytest_args or [str(REPO_ROOT / "tests"), "-v"]
+    vpy = ensure_venv(built_python(args.python), args.venv.absolute(), [args.requirements.absolute()])
+    pytest_args = args.pytest_args or [str(TESTS), "-v"]
     say(f"pytest ({rel(vpy)} -m pytest {' '.join(pytest_args)})")
-    return subprocess.run([str(vpy), "-m", "pytest", *pytest_args], cwd=REPO_ROOT,
+    return subprocess.run([str(vpy), "-m", "pytest", *pytest_args], cwd=REPO,
                           env=scrubbed_env()).returncode
 
 

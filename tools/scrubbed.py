@@ -13,9 +13,10 @@ import argparse
 import os
 import sys
 
-from tools.common import die, scrubbed_env
+from tools.common import ToolError, exits_on_tool_error, scrubbed_env
 
 
+@exits_on_tool_error
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python3 -m tools.scrubbed", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -35,7 +36,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         os.execvpe(command[0], command, scrubbed_env(extra))
     except OSError as exc:
-        die(f"cannot run {command[0]}: {exc}")
+        raise ToolError(f"cannot run {command[0]}: {exc}")
 
 
 if __name__ == "__main__":

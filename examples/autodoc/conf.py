@@ -1,6 +1,6 @@
 # The autodoc page of `make docs` (tools/build_docs.py autodoc): the module
 # sequences.py beside this file, documented by the patched Sphinx of
-# third_party/sphinx/ from build/ecosystem/venv, warnings being errors.
+# ecosystem/patched/sphinx/ from build/ecosystem/venv, warnings being errors.
 import pathlib
 import sys
 

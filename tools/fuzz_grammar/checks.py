@@ -106,6 +106,24 @@ def check_tree(case: Case, out: Outcome) -> str | None:
     return text
 
 
+def check_round_trip(t1: ast.Module, out: Outcome) -> None:
+    """parse -> unparse -> parse is stable, unparse is idempotent."""
+    ok, u1 = out.guard("ast.unparse(parse(src))", ast.unparse, t1)
+    if not ok:
+        return
+    try:
+        t2 = ast.parse(u1)
+    except SyntaxError as exc:
+        out.fail("unparse output does not parse", f"{exc}\n--- unparse ---\n{short(u1)}")
+        return
+    if dump(t1) != dump(t2):
+        out.fail("parse(src) != parse(unparse(parse(src)))",
+                 first_difference(dump(t1), dump(t2)))
+    ok2, u2 = out.guard("ast.unparse (second)", ast.unparse, t2)
+    if ok2 and u1 != u2:
+        out.fail("ast.unparse is not idempotent", first_difference(u1, u2))
+
+
 def check_source(case: Case, out: Outcome) -> None:
     src = case.src
     assert src is not None
@@ -129,20 +147,7 @@ def check_source(case: Case, out: Outcome) -> None:
             out.fail("FATARROW tokens != LateDefault nodes",
                      f"tokenize: {arrows} FATARROW, ast.parse: {late_count(t1)} LateDefault")
     out.stat("late defaults in source", late_count(t1))
-    # parse -> unparse -> parse is stable, unparse is idempotent.
-    ok, u1 = out.guard("ast.unparse(parse(src))", ast.unparse, t1)
-    if ok:
-        try:
-            t2 = ast.parse(u1)
-        except SyntaxError as exc:
-            out.fail("unparse output does not parse", f"{exc}\n--- unparse ---\n{short(u1)}")
-        else:
-            if dump(t1) != dump(t2):
-                out.fail("parse(src) != parse(unparse(parse(src)))",
-                         first_difference(dump(t1), dump(t2)))
-            ok2, u2 = out.guard("ast.unparse (second)", ast.unparse, t2)
-            if ok2 and u1 != u2:
-                out.fail("ast.unparse is not idempotent", first_difference(u1, u2))
+    check_round_trip(t1, out)
     # compile: the source and its AST agree, errors are only SyntaxError/ValueError.
     ok_s, res_s = out.guard("compile(src)", compile_status, src)
     ok_t, res_t = out.guard("compile(parse(src))", compile_status, t1)

@@ -12,7 +12,7 @@ import tempfile
 import tokenize
 from pathlib import Path
 
-from tools.common import REPO_ROOT
+from tools.paths import FUZZ_GRAMMAR_OUT
 
 from . import __doc__ as PACKAGE_DOC
 from .cases import Case, tree_from_dump
@@ -70,7 +70,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     common.add_argument("--case-timeout", type=float, default=120,
                         help="seconds a case may take before the worker counts as hung "
                              "(default 120)")
-    common.add_argument("--artifacts", default=str(REPO_ROOT / "build" / "fuzz-grammar"),
+    common.add_argument("--artifacts", default=str(FUZZ_GRAMMAR_OUT),
                         help="where reproducers are saved (default build/fuzz-grammar)")
     common.add_argument("--minimize-seconds", type=float, default=60,
                         help="time to minimize each failure, 0: do not (default 60)")

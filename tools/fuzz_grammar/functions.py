@@ -6,7 +6,7 @@ import ast
 import builtins
 import copy
 import inspect
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 from .cases import (LateDefault, Outcome, Target, compile_status, dump, first_difference,
                     has_future_annotations, late_count, strip_late, targets_of)
@@ -199,6 +199,33 @@ def annotation_safe(node: ast.expr) -> ast.expr:
     return result
 
 
+def check_annotations(fn: Any, node: Target, out: Outcome,
+                      problem: Callable[[str, str], None]) -> None:
+    """Under `from __future__ import annotations`: each annotation's text parses back to
+    the annotation (a failure is ours only when the same annotation without `=>` is fine)."""
+    assert not isinstance(node, ast.Lambda)
+    a = node.args
+    anns = getattr(fn, "__annotations__", {})
+    params = a.posonlyargs + a.args + a.kwonlyargs + [p for p in (a.vararg, a.kwarg) if p]
+    pairs = [(p.arg, p.annotation) for p in params if p.annotation is not None]
+    if node.returns is not None:
+        pairs.append(("return", node.returns))
+    for key, ann in pairs:
+        if key not in anns:
+            continue
+        why = same_expr(anns[key], ann)
+        if not why:
+            continue
+        early = strip_late(ann)
+        assert isinstance(early, ast.expr)
+        ref = annotation_text(early)
+        if late_count(ann) and ref is not None and not same_expr(ref, early):
+            problem("future annotation with => does not parse back",
+                    f"__annotations__[{key!r}]: {why}")
+        else:
+            out.stat("upstream: C unparser text does not parse back")
+
+
 def check_function(fn: Any, node: Target, future_ann: bool, out: Outcome) -> None:
     a = node.args
     problems: dict[str, list[str]] = {}
@@ -246,26 +273,7 @@ def check_function(fn: Any, node: Target, future_ann: bool, out: Outcome) -> Non
             else:
                 text_of(got, want, f"__kwdefaults_extra__[{key!r}]")
     if future_ann and not isinstance(node, ast.Lambda):
-        anns = getattr(fn, "__annotations__", {})
-        params = a.posonlyargs + a.args + a.kwonlyargs + [p for p in (a.vararg, a.kwarg) if p]
-        pairs = [(p.arg, p.annotation) for p in params if p.annotation is not None]
-        if node.returns is not None:
-            pairs.append(("return", node.returns))
-        for key, ann in pairs:
-            if key not in anns:
-                continue
-            why = same_expr(anns[key], ann)
-            if not why:
-                continue
-            # Ours only if the same annotation without `=>` renders fine.
-            early = strip_late(ann)
-            assert isinstance(early, ast.expr)
-            ref = annotation_text(early)
-            if late_count(ann) and ref is not None and not same_expr(ref, early):
-                problem("future annotation with => does not parse back",
-                        f"__annotations__[{key!r}]: {why}")
-            else:
-                out.stat("upstream: C unparser text does not parse back")
+        check_annotations(fn, node, out, problem)
     for check, whys in problems.items():
         if check == FOLDED:
             whys.insert(0, "the late default's source text is rendered from the constant-folded "

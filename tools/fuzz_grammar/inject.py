@@ -164,20 +164,11 @@ def early_default_slots(target: Target) -> list[tuple[str, int, ast.expr]]:
     return slots
 
 
-def rewrite_source(text: str, tree: ast.Module, ordinal: int,
-                   rng: random.Random) -> tuple[str, str, str | None, str] | None:
-    """Rewrite the `=` of some early defaults of the ordinal-th def/lambda in the
-    text.  Returns (new text, expect, expected dump or None, notes)."""
-    target = targets_of(tree)[ordinal]
-    parents = parent_map(tree)
-    lines = split_lines(text)
-    try:
-        toks = [t for t in tokenize.generate_tokens(io.StringIO(text).readline)
-                if t.type not in (tokenize.INDENT, tokenize.DEDENT)]
-    except (SyntaxError, tokenize.TokenError):
-        return None
+def equal_signs(target: Target, lines: list[str], toks: list[tokenize.TokenInfo]
+                ) -> list[tuple[str, int, int]]:
+    """The `=` of each early default of target: (field, index, its token's index)."""
     index = {t.start: i for i, t in reversed(list(enumerate(toks)))}
-    found: list[tuple[str, int, int]] = []  # (field, index, token index of '=')
+    found: list[tuple[str, int, int]] = []
     for fname, i, d in early_default_slots(target):
         row = d.lineno
         start = (row, char_col(lines[row - 1], d.col_offset))
@@ -190,6 +181,22 @@ def rewrite_source(text: str, tree: ast.Module, ordinal: int,
             j -= 1
         if toks[j].exact_type == tokenize.EQUAL:
             found.append((fname, i, j))
+    return found
+
+
+def rewrite_source(text: str, tree: ast.Module, ordinal: int,
+                   rng: random.Random) -> tuple[str, str, str | None, str] | None:
+    """Rewrite the `=` of some early defaults of the ordinal-th def/lambda in the
+    text.  Returns (new text, expect, expected dump or None, notes)."""
+    target = targets_of(tree)[ordinal]
+    parents = parent_map(tree)
+    lines = split_lines(text)
+    try:
+        toks = [t for t in tokenize.generate_tokens(io.StringIO(text).readline)
+                if t.type not in (tokenize.INDENT, tokenize.DEDENT)]
+    except (SyntaxError, tokenize.TokenError):
+        return None
+    found = equal_signs(target, lines, toks)
     if not found:
         return None
     chosen = rng.sample(found, rng.randint(1, len(found)))

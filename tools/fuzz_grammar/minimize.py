@@ -146,31 +146,11 @@ def minimize_main(argv: list[str]) -> int:
 
     # 1. As plain source (no expectations): does the failure reproduce from text alone?
     best: Case | None = None
-    text = case.src
-    if text is None and case.tree is not None and case.kind != "misplaced":
-        try:
-            text = ast.unparse(case.tree)
-        except Exception:  # noqa: BLE001
-            text = None
+    text = source_of(case)
     if text is not None and holds(Case("min", "plain", src=text)):
         best = Case("min", "plain", src=text)
         save(best, "source")
-        lines = split_lines(text)
-        chunk = max(1, len(lines) // 2)
-        while chunk >= 1 and time.monotonic() < t_end:
-            i = 0
-            changed = False
-            while i < len(lines) and time.monotonic() < t_end:
-                trial = lines[:i] + lines[i + chunk:]
-                if trial and holds(Case("min", "plain", src="".join(trial))):
-                    lines = trial
-                    best = Case("min", "plain", src="".join(lines))
-                    save(best, "source")
-                    changed = True
-                else:
-                    i += chunk
-            if not changed:
-                chunk //= 2
+        best = reduce_lines(split_lines(text), holds, save, t_end) or best
         # AST-level, as long as the failure survives unparse.
         try:
             tree = ast.parse(best.src or "")
@@ -192,6 +172,39 @@ def minimize_main(argv: list[str]) -> int:
             reduce_tree(tree, lambda t: holds(Case("min", kind, tree=ast.fix_missing_locations(t))),
                         lambda t: save(Case("min", kind, tree=t), "tree"), t_end)
     return 0
+
+
+def source_of(case: Case) -> str | None:
+    """The case as source text, when it can be written as one."""
+    if case.src is not None or case.tree is None or case.kind == "misplaced":
+        return case.src
+    try:
+        return ast.unparse(case.tree)
+    except Exception:  # noqa: BLE001
+        return None
+
+
+def reduce_lines(lines: list[str], holds: Callable[[Case], bool],
+                 save: Callable[[Case, str], None], t_end: float) -> Case | None:
+    """Drop chunks of lines (halved when none can go) while the failure holds; the
+    smallest source case found, or None when no line could go."""
+    best = None
+    chunk = max(1, len(lines) // 2)
+    while chunk >= 1 and time.monotonic() < t_end:
+        i = 0
+        changed = False
+        while i < len(lines) and time.monotonic() < t_end:
+            trial = lines[:i] + lines[i + chunk:]
+            if trial and holds(Case("min", "plain", src="".join(trial))):
+                lines = trial
+                best = Case("min", "plain", src="".join(lines))
+                save(best, "source")
+                changed = True
+            else:
+                i += chunk
+        if not changed:
+            chunk //= 2
+    return best
 
 
 def reduce_tree(tree: ast.Module, holds: Callable[[ast.Module], bool],

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tools.common import REPO_ROOT
+from tools.paths import REPO
 
 from .cases import Case, short, split_lines
 from .corpus import KINDS
@@ -260,25 +260,43 @@ def report(f: Finding, args: argparse.Namespace, mode: str, tmp: str) -> None:
           + ("" if alone else f" (got: {sorted(confirmed) or 'no failure'})"))
     repro_src, repro_dump = original, case.get("dump") if original is None else None
     if alone and args.minimize_seconds > 0:
-        inp = os.path.join(tmp, f"min{f.case}.json")
-        out = os.path.join(tmp, f"min{f.case}.out.json")
-        with open(inp, "w", encoding="utf-8") as fh:
-            json.dump({"case": case, "signature": signature, "all_failures": all_failures}, fh)
-        try:  # the minimizer saves its best so far: a crash or a timeout loses nothing
-            subprocess.run(command("_minimize", "--input", inp, "--out", out, "--seconds",
-                                   str(args.minimize_seconds)),
-                           stdin=subprocess.DEVNULL, capture_output=True, cwd=REPO_ROOT,
-                           timeout=args.minimize_seconds + 300)
-        except subprocess.TimeoutExpired:
-            pass
-        if os.path.exists(out):
-            with open(out, encoding="utf-8") as fh:
-                m = json.load(fh)
-            if m.get("src") is not None:
-                repro_src, repro_dump = m["src"], None
-            elif m.get("dump"):
-                repro_src, repro_dump = None, m["dump"]
-            print(f"--- minimized ({m['attempts']} attempts) ---")
+        minimized = minimize(f, case, signature, all_failures, args.minimize_seconds, tmp)
+        if minimized is not None:
+            repro_src, repro_dump = minimized
+    save_reproducer(f, args, mode, repro_src, repro_dump)
+
+
+def minimize(f: Finding, case: dict[str, Any], signature: list[str], all_failures: bool,
+             seconds: float, tmp: str) -> tuple[str | None, str | None] | None:
+    """The minimizer's smallest case that still fails, as (source, None) or (None,
+    ast.dump); None when it found nothing."""
+    inp = os.path.join(tmp, f"min{f.case}.json")
+    out = os.path.join(tmp, f"min{f.case}.out.json")
+    with open(inp, "w", encoding="utf-8") as fh:
+        json.dump({"case": case, "signature": signature, "all_failures": all_failures}, fh)
+    try:  # the minimizer saves its best so far: a crash or a timeout loses nothing
+        subprocess.run(command("_minimize", "--input", inp, "--out", out, "--seconds",
+                               str(seconds)),
+                       stdin=subprocess.DEVNULL, capture_output=True, cwd=REPO,
+                       timeout=seconds + 300)
+    except subprocess.TimeoutExpired:
+        pass
+    if not os.path.exists(out):
+        return None
+    with open(out, encoding="utf-8") as fh:
+        m = json.load(fh)
+    print(f"--- minimized ({m['attempts']} attempts) ---")
+    if m.get("src") is not None:
+        return m["src"], None
+    if m.get("dump"):
+        return None, m["dump"]
+    return None
+
+
+def save_reproducer(f: Finding, args: argparse.Namespace, mode: str, repro_src: str | None,
+                    repro_dump: str | None) -> None:
+    """Print the reproducer, save it under --artifacts, and say how to check it."""
+    seed = args.seed
     artifacts = Path(args.artifacts)
     artifacts.mkdir(parents=True, exist_ok=True)
     stem = f"{mode}-seed{seed}-case{f.case}"

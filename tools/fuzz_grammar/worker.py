@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from tools.common import REPO_ROOT
+from tools.paths import REPO
 
 from .cases import Case
 from .checks import check_case
@@ -243,7 +243,7 @@ class Worker:
         env = dict(os.environ, PYTHONHASHSEED="0", PYTHONFAULTHANDLER="1")
         open(out_path, "w").close()
         self.proc = subprocess.Popen(argv, stdout=self.log, stderr=subprocess.STDOUT,
-                                     stdin=subprocess.DEVNULL, env=env, cwd=REPO_ROOT)
+                                     stdin=subprocess.DEVNULL, env=env, cwd=REPO)
         self.size = 0
         self.last_activity = time.monotonic()
         self.hung = False

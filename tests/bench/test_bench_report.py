@@ -1,0 +1,69 @@
+"""bench.report renders results.json alone: its targets judge the ratios they are given."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from bench.report import build_report
+from conftest import REPO
+from results_fixture import LATE, results
+
+
+def target_lines(markdown: str) -> dict[str, str]:
+    """Each target's row, by the start of its name."""
+    table = markdown.split("## Targets\n", 1)[1].split("\n## ", 1)[0]
+    return {row.split(" | ")[0].lstrip("| "): row for row in table.splitlines()
+            if row.startswith("| ") and "**" in row}
+
+
+def test_targets_follow_the_ratios() -> None:
+    good = target_lines(build_report(results(kw_late=LATE["late_omitted"]))[0])
+    assert all("**PASS**" in row or "**SKIP**" in row for row in good.values()), good
+    bad = target_lines(build_report(results(pyperformance_geomean=1.02, call_ratio=1.01))[0])
+    assert "**MISS**" in bad["pyperformance subset geomean patched/baseline within 1% "
+                             "(callgrind, instructions per loop)"]
+    assert "**MISS**" in bad["callgrind, calls without late defaults, patched/baseline "
+                             "within 0.5%"]
+    # kwonly's late default omitted is 1.32x the floor net of the loop: (140-8)/(108-8)
+    floor = bad["late default omitted within 5% of the floor (callgrind, net of the loop, "
+                "every shape)"]
+    assert "kwonly 1.320" in floor and "**MISS**" in floor
+    # and it costs more than the sentinel idiom there (140 vs 130): every shape must win
+    sentinel = bad["late default omitted <= sentinel idiom (callgrind, every shape)"]
+    assert "kwonly 1.077" in sentinel and "**MISS**" in sentinel
+
+
+def test_sizeof_target_allows_one_pointer() -> None:
+    rows = target_lines(build_report(results())[0])
+    assert "baseline 152, patched 160 (+8 bytes) | **PASS**" in rows[
+        "sys.getsizeof(function without late defaults): unchanged or +1 pointer"]
+
+
+def test_missing_parts_are_skipped_with_their_reason() -> None:
+    res = results()
+    del res["pyperformance_callgrind"], res["callgrind"]
+    res["parts"]["pyperformance (callgrind)"] = {"name": "pyperformance (callgrind)",
+                                                 "status": "SKIPPED", "why": "valgrind not found"}
+    md, term, bars = build_report(res)
+    rows = target_lines(md)
+    assert rows["pyperformance subset geomean patched/baseline within 1% (callgrind)"].endswith(
+        "**SKIP** | valgrind not found |")
+    assert "**SKIP** | no callgrind data for suite late |" in rows[
+        "late default omitted <= sentinel idiom"]
+    assert bars == [] and "## Targets" in term
+
+
+def test_bars_hold_every_ratio_the_chart_shows() -> None:
+    _, _, bars = build_report(results())
+    labels = {label for label, *_ in bars}
+    assert {"pos late/sentinel", "pos late/floor", "chaos (pyperformance)"} <= labels
+    ratio = {label: r for label, r, _, _ in bars}
+    assert abs(ratio["pos late/sentinel"] - 110 / 130) < 1e-12
+
+
+def test_report_of_a_missing_file_says_what_to_run(tmp_path: Path) -> None:
+    proc = subprocess.run([sys.executable, "-m", "bench.report", str(tmp_path / "none.json")],
+                          capture_output=True, text=True, cwd=REPO)
+    assert proc.returncode == 2 and "make bench-quick" in proc.stderr

@@ -1,0 +1,66 @@
+"""tools.ecosystem.sdist: a patch applies with git apply exactly where its hunks say, or
+not at all; sdist file names are compared as pip compares them."""
+
+from __future__ import annotations
+
+import difflib
+from pathlib import Path
+
+import pytest
+
+from tools.common import ToolError
+from tools.ecosystem import sdist
+
+ORIGINAL = "".join(f"line {n}\n" for n in range(1, 21))
+
+
+def make_patch(tmp_path: Path) -> Path:
+    """A git-style diff that changes line 10 of pkg/mod.py and adds pkg/new.py."""
+    changed = ORIGINAL.replace("line 10\n", "line ten\n")
+    diff = "".join(difflib.unified_diff(ORIGINAL.splitlines(keepends=True),
+                                        changed.splitlines(keepends=True),
+                                        "a/pkg/mod.py", "b/pkg/mod.py"))
+    diff += "--- /dev/null\n+++ b/pkg/new.py\n@@ -0,0 +1 @@\n+created\n"
+    patch = tmp_path / "late-defaults.patch"
+    patch.write_text(diff)
+    return patch
+
+
+def unpacked(tmp_path: Path, text: str = ORIGINAL) -> Path:
+    tree = tmp_path / "build" / "tool-1.0"
+    (tree / "pkg").mkdir(parents=True)
+    (tree / "pkg" / "mod.py").write_text(text)
+    return tree
+
+
+def test_the_patch_applies(tmp_path: Path) -> None:
+    patch, tree = make_patch(tmp_path), unpacked(tmp_path)
+    assert sorted(sdist.apply_patch(patch, tree)) == ["pkg/mod.py", "pkg/new.py"]
+    assert (tree / "pkg" / "mod.py").read_text() == ORIGINAL.replace("line 10\n", "line ten\n")
+    assert (tree / "pkg" / "new.py").read_text() == "created\n"
+
+
+def test_a_hunk_that_does_not_apply_changes_nothing(tmp_path: Path) -> None:
+    patch = make_patch(tmp_path)
+    tree = unpacked(tmp_path, ORIGINAL.replace("line 9\n", "line nine\n"))
+    with pytest.raises(ToolError, match="pkg/mod.py"):
+        sdist.apply_patch(patch, tree)
+    assert not (tree / "pkg" / "new.py").exists()
+    assert "line 10\n" in (tree / "pkg" / "mod.py").read_text()
+
+
+def test_a_hunk_that_applies_only_at_an_offset_is_refused(tmp_path: Path) -> None:
+    patch = make_patch(tmp_path)
+    tree = unpacked(tmp_path, "an added first line\n" + ORIGINAL)
+    with pytest.raises(ToolError, match="offset"):
+        sdist.apply_patch(patch, tree)
+    assert "line 10\n" in (tree / "pkg" / "mod.py").read_text()
+
+
+def test_sdist_names_compare_as_pip_compares_them() -> None:
+    assert sdist.is_sdist_of(Path("Sphinx-9.2.0.tar.gz"), "sphinx", "9.2.0")
+    assert sdist.is_sdist_of(Path("typing_extensions-4.12.2.tar.gz"), "typing-extensions",
+                             "4.12.2")
+    assert not sdist.is_sdist_of(Path("sphinx-9.2.1.tar.gz"), "sphinx", "9.2.0")
+    assert not sdist.is_sdist_of(Path("sphinx-9.2.0.zip"), "sphinx", "9.2.0")
+    assert not sdist.is_sdist_of(Path("notes.txt"), "sphinx", "9.2.0")

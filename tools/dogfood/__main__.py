@@ -1,0 +1,5 @@
+import sys
+
+from tools.dogfood.cli import main
+
+sys.exit(main())

@@ -1,0 +1,5 @@
+import sys
+
+from tools.ecosystem.cli import main
+
+sys.exit(main())

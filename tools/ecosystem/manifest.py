@@ -1,0 +1,204 @@
+"""The manifest of make ecosystem: ecosystem/patched/<tool>/ and ecosystem/unpatched/<tool>/
+as their pin.toml files describe them (ecosystem/README.md is the contract)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from packaging.utils import canonicalize_name
+
+from tools.common import ToolError, rel
+from tools.paths import ECOSYSTEM, TESTS
+
+
+THIRD_PARTY = ECOSYSTEM / "patched"
+CORPUS = ECOSYSTEM / "corpus" / "late_defaults.py"
+UNPATCHED = ECOSYSTEM / "unpatched"
+CONSTRAINTS = ECOSYSTEM / "constraints.txt"
+FRAMEWORK_TESTS = TESTS / "test_late_bound_frameworks.py"
+# The libraries tests/test_late_bound_frameworks.py runs (pinned in tests/requirements.txt):
+# each test names the one it covers.
+FRAMEWORKS = ("cloudpickle", "dill", "pydantic", "fastapi")
+# A test the patch adds has one of these in its name: the upstream run must pass them
+# (not skip them: this interpreter has ast.LateDefault).
+LATE_TEST = re.compile(r"late[-_ ]?(bound|default)|pep_?0?671", re.I)
+PROBE_TIMEOUT = 900
+TEST_TIMEOUT = 1800
+VARIANTS = ("patched", "stock")
+
+
+def norm(name: str) -> str:
+    """A distribution's name as pip compares it (PEP 503)."""
+    return canonicalize_name(name)
+
+
+def requirement_versions(path: Path) -> dict[str, str]:
+    """name -> version of each `name==version` line of a requirements file."""
+    pins = re.findall(r"^([A-Za-z0-9._-]+)==(\S+)", path.read_text(), re.M)
+    return {norm(name): version for name, version in pins}
+
+
+def digest(*parts: bytes | str) -> str:
+    h = hashlib.sha256()
+    for part in parts:
+        h.update(part.encode() if isinstance(part, str) else part)
+        h.update(b"\0")
+    return h.hexdigest()
+
+
+# -- the tools ------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Tool:
+    """ecosystem/patched/<name>/: a patch against a pinned release, and its probe."""
+    name: str
+    dir: Path
+    version: str
+    sdist_sha256: str
+    patch: Path
+    needs: tuple[str, ...]
+    install_env: dict[str, str]
+    pytest_args: tuple[str, ...]
+    test_requirements: tuple[str, ...]
+    test_env: dict[str, str]
+
+    @property
+    def probe(self) -> Path:
+        return self.dir / "probe.py"
+
+    def key(self, variant: str) -> str:
+        """What a build of this variant depends on."""
+        patch = self.patch.read_bytes() if variant == "patched" else b"stock"
+        return digest(self.name, self.version, self.sdist_sha256, patch,
+                      json.dumps(self.install_env, sort_keys=True))
+
+
+@dataclass(frozen=True)
+class Unpatched:
+    """ecosystem/unpatched/<name>/: a tool that shows late defaults as they are."""
+    name: str
+    dir: Path
+    version: str | None  # None: in the standard library
+
+    @property
+    def probe(self) -> Path:
+        return self.dir / "probe.py"
+
+
+def _table(data: dict[str, Any], key: str, where: Path) -> dict[str, Any]:
+    value = data.get(key)
+    if not isinstance(value, dict):
+        raise ToolError(f"{rel(where)}: no [{key}] table")
+    return value
+
+
+def _strings(value: Any, what: str, where: Path) -> tuple[str, ...]:
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ToolError(f"{rel(where)}: {what} must be a list of strings")
+    return tuple(value)
+
+
+def _env(value: Any, what: str, where: Path) -> dict[str, str]:
+    if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
+        raise ToolError(f"{rel(where)}: {what} must be a table of strings")
+    return dict(value)
+
+
+def _check_keys(table: dict[str, Any], allowed: set[str], what: str, where: Path) -> None:
+    unknown = sorted(set(table) - allowed)
+    if unknown:
+        raise ToolError(f"{rel(where)}: unknown key(s) {', '.join(unknown)} in [{what}] "
+                        f"(known: {', '.join(sorted(allowed))})")
+
+
+def load_tool(directory: Path) -> Tool:
+    """ecosystem/patched/<tool>/ as its pin.toml describes it; ToolError says what breaks the
+    contract (ecosystem/README.md)."""
+    pin = directory / "pin.toml"
+    for needed in (pin, directory / "probe.py"):
+        if not needed.is_file():
+            raise ToolError(f"{rel(directory)} has no {needed.name} (ecosystem/README.md "
+                            "says what a tool's directory holds)")
+    try:
+        data = tomllib.loads(pin.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as exc:
+        raise ToolError(f"{rel(pin)}: {exc}") from None
+    package, test = _table(data, "package", pin), _table(data, "test", pin)
+    _check_keys(package, {"name", "version", "sdist_sha256", "patch", "needs", "install_env"},
+                "package", pin)
+    _check_keys(test, {"pytest_args", "requirements", "env"}, "test", pin)
+    for key in ("name", "version", "sdist_sha256", "patch"):
+        if not isinstance(package.get(key), str):
+            raise ToolError(f"{rel(pin)}: [package] needs {key} = \"...\"")
+    if package["name"] != directory.name or package["name"] != package["name"].lower():
+        raise ToolError(f"{rel(pin)}: name = {package['name']!r}, but the directory is "
+                        f"{directory.name!r}: both are the PyPI name in lower case")
+    if not re.fullmatch(r"[0-9a-f]{64}", package["sdist_sha256"]):
+        raise ToolError(f"{rel(pin)}: sdist_sha256 is not a sha256 in hex")
+    patch = directory / package["patch"]
+    if not patch.is_file():
+        raise ToolError(f"{rel(pin)}: patch {package['patch']!r} does not exist")
+    requirements = _strings(test.get("requirements", []), "[test] requirements", pin)
+    for requirement in requirements:
+        if not re.fullmatch(r"[A-Za-z0-9._-]+==[A-Za-z0-9.+!-]+", requirement):
+            raise ToolError(f"{rel(pin)}: [test] requirements: {requirement!r} is not an "
+                            "exact pin (name==version)")
+    pytest_args = _strings(test.get("pytest_args"), "[test] pytest_args", pin)
+    if not pytest_args:
+        raise ToolError(f"{rel(pin)}: [test] pytest_args is empty")
+    return Tool(name=package["name"], dir=directory, version=package["version"],
+                sdist_sha256=package["sdist_sha256"], patch=patch,
+                needs=_strings(package.get("needs", []), "needs", pin),
+                install_env=_env(package.get("install_env", {}), "install_env", pin),
+                pytest_args=pytest_args, test_requirements=requirements,
+                test_env=_env(test.get("env", {}), "[test] env", pin))
+
+
+def load_tools(root: Path = THIRD_PARTY) -> list[Tool]:
+    """Every ecosystem/patched/<tool>/, each after the tools it needs (then by name)."""
+    tools = {d.name: load_tool(d) for d in sorted(root.iterdir())
+             if d.is_dir() and not d.name.startswith((".", "_"))}
+    ordered: list[Tool] = []
+    visiting: list[str] = []
+
+    def visit(name: str, wanted_by: str) -> None:
+        if name not in tools:
+            raise ToolError(f"ecosystem/patched/{wanted_by}/pin.toml needs {name!r}, which is not "
+                            "a directory of ecosystem/patched/")
+        if tools[name] in ordered:
+            return
+        if name in visiting:
+            raise ToolError(f"ecosystem/patched: the needs form a cycle: {' -> '.join(visiting)}"
+                            f" -> {name}")
+        visiting.append(name)
+        for need in tools[name].needs:
+            visit(need, name)
+        visiting.pop()
+        ordered.append(tools[name])
+
+    for name in tools:
+        visit(name, name)
+    return ordered
+
+
+def load_unpatched(root: Path = UNPATCHED) -> list[Unpatched]:
+    found = []
+    for directory in sorted(d for d in root.iterdir() if d.is_dir() and
+                            not d.name.startswith((".", "_"))):
+        pin = directory / "pin.toml"
+        if not pin.is_file() or not (directory / "probe.py").is_file():
+            raise ToolError(f"{rel(directory)} needs pin.toml and probe.py")
+        package = _table(tomllib.loads(pin.read_text(encoding="utf-8")), "package", pin)
+        _check_keys(package, {"name", "version", "stdlib"}, "package", pin)
+        stdlib = package.get("stdlib", False) is True
+        if package.get("name") != directory.name or stdlib == ("version" in package):
+            raise ToolError(f"{rel(pin)}: [package] needs name = {directory.name!r} and "
+                            "either version = \"...\" or stdlib = true")
+        found.append(Unpatched(directory.name, directory, package.get("version")))
+    return found

@@ -1,0 +1,176 @@
+"""What runs in the venvs: each tool's probe.py, the upstream tests of a patch (pin.toml
+[test]), and tests/test_late_bound_frameworks.py."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+import time
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from tools.common import ensure_venv, rel, run_logged, say, scrubbed_env, tail
+from tools.ecosystem import sdist
+from tools.ecosystem.manifest import (CORPUS, FRAMEWORK_TESTS, FRAMEWORKS, LATE_TEST,
+                                      PROBE_TIMEOUT, TEST_TIMEOUT, Tool, digest)
+from tools.ecosystem.venvs import Layout, patched_tree
+from tools.paths import REPO, TEST_REQUIREMENTS, VENV
+
+
+@dataclass
+class ProbeResult:
+    passed: bool
+    evidence: str
+    seconds: float
+
+
+# Runs a probe in a process of its own (the probe is stdlib only), with the scrubbed
+# environment; writes [passed, evidence] as JSON to argv[5].
+_RUN_PROBE = r"""
+import importlib.util, json, pathlib, sys, traceback
+probe_file, python, corpus, workdir, out = sys.argv[1:6]
+try:
+    spec = importlib.util.spec_from_file_location("probe", probe_file)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    passed, evidence = module.probe(python, pathlib.Path(corpus), pathlib.Path(workdir))
+    if not isinstance(passed, bool) or not isinstance(evidence, str):
+        passed, evidence = False, "probe() returned %r, not (bool, str)" % ((passed, evidence),)
+except Exception as exc:
+    traceback.print_exc()
+    passed, evidence = False, "probe.py raised %s: %s" % (type(exc).__name__, exc)
+pathlib.Path(out).write_text(json.dumps([passed, evidence]))
+"""
+
+
+def one_line(text: str) -> str:
+    """Evidence for a table cell: one line, paths relative to the repository."""
+    return " ".join(text.replace(f"{REPO}/", "").split()).replace("|", "\\|")
+
+
+def run_probe(probe: Path, python: Path, workdir: Path, log: Path) -> ProbeResult:
+    """probe.py's probe(python, corpus, workdir), in a process of its own."""
+    if workdir.exists():
+        shutil.rmtree(workdir)
+    workdir.mkdir(parents=True)
+    out = workdir.parent / f"{workdir.name}.result.json"
+    out.unlink(missing_ok=True)
+    started = time.monotonic()
+    rc = run_logged([sys.executable, "-c", _RUN_PROBE, probe, python, CORPUS, workdir, out],
+                    log, env=scrubbed_env(), cwd=workdir, timeout=PROBE_TIMEOUT)
+    seconds = time.monotonic() - started
+    if not out.is_file():
+        return ProbeResult(False, f"the probe did not finish (exit {rc}; {rel(log)}): "
+                           f"{one_line(tail(log, 1))}", seconds)
+    passed, evidence = json.loads(out.read_text())
+    return ProbeResult(passed, one_line(evidence), seconds)
+
+
+@dataclass
+class UpstreamRun:
+    """An upstream test run, as its JUnit XML tells it."""
+    returncode: int
+    log: Path
+    cases: dict[str, str] = field(default_factory=dict)  # test id -> passed/failed/skipped
+    seconds: float = 0.0
+
+    def count(self, outcome: str) -> int:
+        return sum(1 for o in self.cases.values() if o == outcome)
+
+    @property
+    def late(self) -> dict[str, str]:
+        return {case: o for case, o in self.cases.items() if LATE_TEST.search(case)}
+
+    def problems(self) -> list[str]:
+        """Why this run does not show the patch's tests passing ([] when it does)."""
+        found = []
+        if self.returncode != 0:
+            found.append(f"pytest exited {self.returncode} (log: {rel(self.log)})")
+        bad = [c for c, o in self.cases.items() if o in ("failed", "error")]
+        if bad:
+            found.append(f"{len(bad)} failed: {', '.join(bad[:5])}")
+        late = self.late
+        if not late:
+            found.append("no test with 'late_default', 'late_bound' or 'pep671' in its name "
+                         "ran: the patch's own tests were not collected")
+        not_run = [c for c, o in late.items() if o == "skipped"]
+        if not_run:
+            found.append(f"{len(not_run)} of the patch's tests skipped: {', '.join(not_run[:5])}")
+        return found
+
+    def summary(self) -> str:
+        parts = [f"{self.count(o)} {o}" for o in ("passed", "failed", "error", "skipped")
+                 if self.count(o)]
+        return (", ".join(parts) or "no tests") + \
+            f" ({len(self.late)} of them the patch's) in {self.seconds:.0f}s"
+
+
+def parse_junit(path: Path) -> dict[str, str]:
+    """test id -> outcome, from pytest's JUnit XML."""
+    if not path.is_file():
+        return {}
+    cases = {}
+    for case in ET.parse(path).getroot().iter("testcase"):
+        outcome = "passed"
+        for child in case:
+            if child.tag in ("failure", "error", "skipped"):
+                outcome = {"failure": "failed"}.get(child.tag, child.tag)
+        cases[f"{case.get('classname')}::{case.get('name')}"] = outcome
+    return cases
+
+
+def requirements_overlay(vpy: Path, tool: Tool, layout: Layout) -> Path:
+    """A directory with the tool's [test] requirements (pip install --target): on
+    PYTHONPATH for its test run, so that each tool gets the pytest it pins while the venv
+    stays as the tools need it."""
+    dest = layout.root / "test-deps" / f"{tool.name}-{digest(*tool.test_requirements)[:12]}"
+    if (dest / ".complete").is_file():
+        return dest
+    for stale in dest.parent.glob(f"{tool.name}-*"):
+        shutil.rmtree(stale)
+    say(f"{tool.name}: installing {', '.join(tool.test_requirements)} for its tests")
+    sdist.pip([str(vpy), "-m", "pip", "install", *sdist.PIP_QUIET, *sdist.PIP_NETWORK,
+               "--target", str(dest), *tool.test_requirements],
+              f"installing the test requirements of {tool.name}")
+    (dest / ".complete").write_text("")
+    return dest
+
+
+def run_upstream_tests(vpy: Path, tool: Tool, layout: Layout) -> UpstreamRun:
+    """pin.toml's [test]: `python -m pytest PYTEST_ARGS` of the venv, from the top of the
+    patched tree, with the test requirements on PYTHONPATH."""
+    tree = patched_tree(vpy, tool, layout)
+    overlay = requirements_overlay(vpy, tool, layout)
+    junit = layout.root / "tests" / f"{tool.name}.xml"
+    junit.unlink(missing_ok=True)
+    log = layout.log(f"tests-{tool.name}")
+    say(f"{tool.name}: upstream tests ({' '.join(tool.pytest_args)}; log: {rel(log)})")
+    started = time.monotonic()
+    rc = run_logged([vpy, "-m", "pytest", "-p", "no:cacheprovider", f"--junitxml={junit}",
+                     *tool.pytest_args], log,
+                    env=scrubbed_env({"PYTHONPATH": str(overlay), **tool.test_env}),
+                    cwd=tree, timeout=TEST_TIMEOUT)
+    return UpstreamRun(rc, log, parse_junit(junit), time.monotonic() - started)
+
+
+def run_frameworks(python: Path, layout: Layout) -> dict[str, tuple[bool, str]]:
+    """tests/test_late_bound_frameworks.py from build/venv: library -> (passed, evidence)."""
+    venv = VENV
+    vpy = ensure_venv(python, venv.absolute(), [TEST_REQUIREMENTS],
+                      log=layout.log("venv-tests"))
+    junit = layout.root / "frameworks.xml"
+    junit.unlink(missing_ok=True)
+    say(f"{rel(FRAMEWORK_TESTS)} with {rel(vpy)}")
+    run_logged([vpy, "-m", "pytest", "-p", "no:cacheprovider", "-q", f"--junitxml={junit}",
+                FRAMEWORK_TESTS], layout.log("frameworks"), env=scrubbed_env(), cwd=REPO)
+    cases = parse_junit(junit)
+    results = {}
+    for library in FRAMEWORKS:
+        mine = {c.split("::")[-1]: o for c, o in cases.items() if library in c.lower()}
+        passed = bool(mine) and all(o == "passed" for o in mine.values())
+        shown = "; ".join(f"{name} {outcome}" for name, outcome in mine.items())
+        results[library] = (passed, f"{rel(FRAMEWORK_TESTS)}: " +
+                            (shown or f"no test names {library}"))
+    return results

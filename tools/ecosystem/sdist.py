@@ -1,0 +1,125 @@
+"""A pinned sdist from PyPI: download it, check its sha256, unpack it, apply our patch
+(with git apply), build its wheel, install.
+
+Used by tools.ecosystem.venvs, which builds every ecosystem/patched/<tool>/ from its pin.toml
+(and so by tests/test_third_party.py): the steps are separate so that a caller can
+build a stock and a patched wheel from one download.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tarfile
+from pathlib import Path
+from typing import Mapping
+
+from packaging.utils import InvalidSdistFilename, canonicalize_name, parse_sdist_filename
+from packaging.version import Version
+
+from tools.common import PIP_QUIET, ToolError, scrubbed_env, verify_sha256
+
+# Without a network, fail in seconds rather than after pip's configured timeout.
+PIP_NETWORK = ["--timeout", "30", "--retries", "2"]
+
+
+def download(python: Path, name: str, version: str, sha256: str, dest: Path,
+             env: Mapping[str, str] | None = None) -> Path:
+    """The sdist name==version, fetched by python's pip into dest and verified. pip
+    prepares its metadata, so its build backend is installed (as wheels: `--no-binary`
+    names the package alone; pytokens' backend needs mypy, which would not build from
+    source in an isolated environment); env adds variables, e.g. PIP_CONSTRAINT."""
+    pip([str(python), "-m", "pip", "download", *PIP_QUIET, *PIP_NETWORK, "--no-deps",
+         "--no-binary", name, "-d", str(dest), f"{name}=={version}"],
+        f"downloading the {name} {version} sdist", env)
+    found = [p for p in dest.iterdir() if is_sdist_of(p, name, version)]
+    if len(found) != 1:
+        raise ToolError(f"pip download of {name}=={version} left {sorted(p.name for p in found)}"
+                        f" in {dest}; expected one sdist")
+    verify_sha256(found[0], sha256)
+    return found[0]
+
+
+def install(venv_python: Path, *targets: str | Path, deps: bool = False,
+            env: Mapping[str, str] | None = None, pip_python: Path | None = None) -> None:
+    """pip-install targets (trees, sdists, requirement specifiers) into the venv of
+    venv_python, with the pip of pip_python (default: this interpreter's), so that the
+    venv needs no pip of its own. env adds variables (a pin.toml's install_env)."""
+    pip([str(pip_python or sys.executable), "-m", "pip", "--python", str(venv_python),
+         "install", *PIP_QUIET, *PIP_NETWORK, *([] if deps else ["--no-deps"]),
+         *map(str, targets)], f"pip-installing {', '.join(map(str, targets))}", env)
+
+
+def build_wheel(python: Path, target: Path, dest: Path,
+                env: Mapping[str, str] | None = None) -> Path:
+    """The wheel of target (an sdist or an unpacked source tree), built by python's pip
+    (with build isolation: the build backend comes from PyPI) into dest, which must not
+    hold another wheel. env adds variables (a pin.toml's install_env)."""
+    pip([str(python), "-m", "pip", "wheel", *PIP_QUIET, *PIP_NETWORK, "--no-deps",
+         "-w", str(dest), str(target)], f"building the wheel of {target}", env)
+    wheels = sorted(dest.glob("*.whl"))
+    if len(wheels) != 1:
+        raise ToolError(f"building the wheel of {target} left {[w.name for w in wheels]} "
+                        f"in {dest}; expected one wheel")
+    return wheels[0]
+
+
+def pip(cmd: list[str], what: str, env: Mapping[str, str] | None = None) -> None:
+    """Run a pip command in the scrubbed environment; ToolError with its output if it fails."""
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=scrubbed_env(env),
+                          stdin=subprocess.DEVNULL)
+    if proc.returncode != 0:
+        raise ToolError(f"{what} failed (exit {proc.returncode}); it needs pip to reach "
+                        f"PyPI.\n$ {' '.join(cmd)}\n{proc.stdout[-2000:]}{proc.stderr[-3000:]}")
+
+
+def is_sdist_of(path: Path, name: str, version: str) -> bool:
+    """Is path the sdist of name==version (names and versions compared as pip does)?"""
+    if not path.name.endswith(".tar.gz"):
+        return False
+    try:
+        found_name, found_version = parse_sdist_filename(path.name)
+    except InvalidSdistFilename:
+        return False
+    return found_name == canonicalize_name(name) and found_version == Version(version)
+
+
+def unpack(sdist: Path, dest: Path) -> Path:
+    """Unpack an sdist .tar.gz into dest; returns its top directory."""
+    with tarfile.open(sdist) as tf:
+        tops = {m.name.split("/", 1)[0] for m in tf.getmembers()}
+        if len(tops) != 1:
+            raise ToolError(f"{sdist} has {len(tops)} top-level entries, not one directory")
+        tf.extractall(dest, filter="data")
+    return dest / tops.pop()
+
+
+def apply_patch(patch: Path, root: Path) -> list[str]:
+    """Apply a unified diff (git style, a/ and b/ prefixes) at root with `git apply`.
+
+    Each hunk must apply where its header says: the patch is made for one release, so
+    a hunk git applies only at an offset is refused too. Returns the paths it changes;
+    raises ToolError with git's report of what does not apply."""
+    # root is not a repository; without a ceiling, git would find the one around build/
+    env = {**os.environ, "GIT_CEILING_DIRECTORIES": str(root.absolute().parent)}
+    for var in ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE"):
+        env.pop(var, None)
+
+    def git_apply(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(["git", "apply", *args, str(patch.absolute())], cwd=root,
+                              env=env, capture_output=True, text=True,
+                              stdin=subprocess.DEVNULL)
+
+    check = git_apply("--check", "--verbose")
+    if check.returncode != 0:
+        raise ToolError(f"git apply --check: {check.stderr.strip()}")
+    offsets = [line for line in check.stderr.splitlines() if "(offset " in line]
+    if offsets:
+        raise ToolError("hunks apply only at an offset (refresh the patch for this "
+                        "release): " + "; ".join(offsets))
+    paths = [line.split("\t")[-1] for line in git_apply("--numstat").stdout.splitlines()]
+    done = git_apply()
+    if done.returncode != 0:
+        raise ToolError(f"git apply: {done.stderr.strip()}")
+    return paths

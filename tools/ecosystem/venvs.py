@@ -1,0 +1,252 @@
+"""The venvs of make ecosystem: each tool's wheel, stock or patched, built from its pinned
+sdist (tools.ecosystem.sdist) and installed with everything else pinned; checked to be
+the builds made."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from tools.common import (ToolError, cache_dir, create_venv, rel, run, say, scrubbed_env,
+                          verify_sha256)
+from tools.ecosystem import sdist
+from tools.ecosystem.manifest import (CONSTRAINTS, Tool, Unpatched, digest, load_tools,
+                                      load_unpatched, norm, requirement_versions)
+from tools.paths import ECOSYSTEM_OUT
+
+
+@dataclass
+class Layout:
+    """Where the builds go (build/ecosystem/ by default)."""
+    root: Path = ECOSYSTEM_OUT
+
+    def venv(self, variant: str) -> Path:
+        return self.root / ("venv" if variant == "patched" else f"venv-{variant}")
+
+    def log(self, name: str) -> Path:
+        return self.root / "logs" / f"{name}.log"
+
+    def wheel_dir(self, tool: Tool, variant: str) -> Path:
+        # Per user, like the tarball: a wheel depends only on the pin, the patch and
+        # the build environment, which its key covers, so a fresh clone (CI) reuses it.
+        return cache_dir() / "ecosystem-wheels" / variant / \
+            f"{tool.name}-{tool.version}-{tool.key(variant)[:12]}"
+
+
+def constraints_text(tools: list[Tool], extras: list[Unpatched]) -> str:
+    """ecosystem/constraints.txt and the release every pin.toml names: so a tool
+    is that release wherever it comes in (pytokens' build backend needs mypy, typer
+    depends on rich), and the stock venv gets the same rich as the patched one."""
+    pins = [f"{t.name}=={t.version}" for t in tools] + \
+        [f"{u.name}=={u.version}" for u in extras if u.version]
+    return CONSTRAINTS.read_text() + "\n# the pin.toml files\n" + "\n".join(pins) + "\n"
+
+
+def constraints_env(layout: Layout, extra: dict[str, str] | None = None) -> dict[str, str]:
+    """pip's environment: PIP_CONSTRAINT, build/ecosystem/constraints.txt, made from
+    constraints_text(); it holds for the build backends too (pip passes the variable on
+    to the pip that fills an isolated build environment)."""
+    path = layout.root / "constraints.txt"
+    text = constraints_text(load_tools(), load_unpatched())
+    if not path.is_file() or path.read_text() != text:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    return {"PIP_CONSTRAINT": str(path), **(extra or {})}
+
+
+def fetch_sdist(pip_python: Path, tool: Tool, layout: Layout) -> Path:
+    """The verified sdist of the pinned release, downloaded once."""
+    dest = layout.root / "sdists" / tool.name
+    for candidate in dest.glob("*.tar.gz") if dest.is_dir() else ():
+        if sdist.is_sdist_of(candidate, tool.name, tool.version):
+            try:
+                verify_sha256(candidate, tool.sdist_sha256)
+                return candidate
+            except ToolError:
+                candidate.unlink()
+    say(f"{tool.name}: downloading the {tool.version} sdist")
+    dest.mkdir(parents=True, exist_ok=True)
+    return sdist.download(pip_python, tool.name, tool.version, tool.sdist_sha256, dest,
+                          env=constraints_env(layout, tool.install_env))
+
+
+def patched_tree(pip_python: Path, tool: Tool, layout: Layout) -> Path:
+    """build/ecosystem/src/<tool>/<top>: the unpacked sdist with the patch applied,
+    made again when the patch or the pin changed."""
+    root = layout.root / "src" / tool.name
+    stamp = root / ".key"
+    key = tool.key("patched")
+    if stamp.is_file():
+        recorded, _, top = stamp.read_text().partition("\n")
+        if recorded == key and (root / top.strip()).is_dir():
+            return root / top.strip()
+    archive = fetch_sdist(pip_python, tool, layout)
+    if root.exists():
+        shutil.rmtree(root)
+    root.mkdir(parents=True)
+    tree = sdist.unpack(archive, root)
+    say(f"{tool.name}: applying {rel(tool.patch)}")
+    try:
+        sdist.apply_patch(tool.patch, tree)
+    except ToolError as exc:
+        raise ToolError(f"{rel(tool.patch)} does not apply to the {tool.name} "
+                        f"{tool.version} sdist: {exc}") from None
+    stamp.write_text(f"{key}\n{tree.name}\n")
+    return tree
+
+
+def tool_wheel(pip_python: Path, tool: Tool, variant: str, layout: Layout) -> Path:
+    """The wheel of the tool's stock or patched build, built once per key."""
+    dest = layout.wheel_dir(tool, variant)
+    built = sorted(dest.glob("*.whl")) if dest.is_dir() else []
+    if len(built) == 1:
+        return built[0]
+    for stale in dest.parent.glob(f"{tool.name}-*"):
+        shutil.rmtree(stale)
+    target = patched_tree(pip_python, tool, layout) if variant == "patched" \
+        else fetch_sdist(pip_python, tool, layout)
+    tmp = dest.with_name(dest.name + ".tmp")
+    tmp.mkdir(parents=True)
+    env = constraints_env(layout, tool.install_env)
+    shown = " ".join(f"{k}={v}" for k, v in tool.install_env.items())
+    say(f"{tool.name}: building the {variant} wheel{' with ' + shown if shown else ''}")
+    wheel = sdist.build_wheel(pip_python, target, tmp, env=env)
+    tmp.rename(dest)
+    return dest / wheel.name
+
+
+def venv_key(variant: str, tools: list[Tool], extras: list[Unpatched], layout: Layout) -> str:
+    # the wheels' directory is an input too: a venv installed from another one (an older
+    # layout, another cache) fails check_venv, so it is made anew instead
+    return digest(variant, constraints_text(tools, extras),
+                  *(f"{t.name} {t.key(variant)} {layout.wheel_dir(t, variant)}" for t in tools))
+
+
+# Run by a venv's python: its distributions, and whether each tool imports.
+_INVENTORY = r"""
+import importlib, importlib.metadata as md, json, re, sys
+norm = lambda n: re.sub(r"[-_.]+", "-", n).lower()
+dists = {}
+for d in md.distributions():
+    try:
+        url = json.loads(d.read_text("direct_url.json") or "null")
+    except ValueError:
+        url = None
+    tops = {str(f).split("/")[0].removesuffix(".py") for f in d.files or ()}
+    dists[norm(d.metadata["Name"])] = {
+        "name": d.metadata["Name"], "version": d.version, "url": url and url.get("url"),
+        "scripts": sorted(ep.name for ep in d.entry_points if ep.group == "console_scripts"),
+        "requires": sorted({norm(re.match(r"[A-Za-z0-9._-]+", r)[0]) for r in d.requires or ()
+                            if "extra ==" not in r}),
+        "tops": sorted(tops)}
+imports = {}
+for name in json.loads(sys.argv[1]):
+    module = name.replace("-", "_")
+    if module in dists.get(norm(name), {}).get("tops", ()):
+        try:
+            importlib.import_module(module)
+            imports[name] = None
+        except Exception as exc:
+            imports[name] = "%s: %s" % (type(exc).__name__, exc)
+print(json.dumps({"dists": dists, "imports": imports}))
+"""
+
+
+def check_venv(vpy: Path, variant: str, tools: list[Tool], extras: list[Unpatched],
+               layout: Layout) -> dict[str, dict[str, Any]]:
+    """The venv's distributions, after checking that each tool is the pinned release
+    installed from this variant's wheel (so, in the patched venv, the patched build even
+    where another tool depends on it), that it imports and that its scripts exist."""
+    proc = run([vpy, "-c", _INVENTORY, json.dumps([t.name for t in tools])], capture=True,
+               env=scrubbed_env(), check=False)
+    if proc.returncode != 0:
+        raise ToolError(f"{rel(vpy)} cannot list its distributions:\n{proc.stderr[-2000:]}")
+    found = json.loads(proc.stdout)
+    dists, problems = found["dists"], []
+    for tool in tools:
+        dist = dists.get(norm(tool.name))
+        wanted = layout.wheel_dir(tool, variant).as_uri() + "/"
+        if dist is None:
+            problems.append(f"{tool.name} is not installed")
+            continue
+        if dist["version"] != tool.version:
+            problems.append(f"{tool.name} is {dist['version']}, not {tool.version}")
+        if not (dist["url"] or "").startswith(wanted):
+            problems.append(f"{tool.name} {dist['version']} is not the {variant} build "
+                            f"(installed from {dist['url'] or 'an index'}): a dependency "
+                            "brought a release in")
+        if found["imports"].get(tool.name):
+            problems.append(f"import {tool.name.replace('-', '_')} fails: "
+                            f"{found['imports'][tool.name]}")
+        missing = [s for s in dist["scripts"] if not (vpy.parent / s).is_file()]
+        if missing:
+            problems.append(f"{tool.name}: script(s) {', '.join(missing)} missing")
+    for extra in extras:
+        dist = dists.get(norm(extra.name))
+        if extra.version and (dist is None or dist["version"] != extra.version):
+            problems.append(f"{extra.name} is {dist and dist['version']}, not {extra.version}")
+    if problems:
+        raise ToolError(f"{rel(vpy.parent.parent)} is not as built:\n  " +
+                        "\n  ".join(problems))
+    return dists
+
+
+def unpinned(dists: dict[str, dict[str, Any]], tools: list[Tool],
+             extras: list[Unpatched]) -> list[str]:
+    """The distributions of a venv that neither constraints.txt nor a pin.toml pins."""
+    pinned = set(requirement_versions(CONSTRAINTS)) | {"pip"} | \
+        {norm(t.name) for t in tools} | {norm(u.name) for u in extras}
+    return [f"{d['name']}=={d['version']}" for name, d in sorted(dists.items())
+            if name not in pinned]
+
+
+def prepare_venv(python: Path, variant: str, tools: list[Tool],
+                 extras: list[Unpatched] = (), layout: Layout | None = None
+                 ) -> tuple[Path, dict[str, dict[str, Any]]]:
+    """The venv of this variant with every tool (and, for the patched one, the tools that
+    need no patch), made by python -m venv; reused while its inputs are unchanged, made
+    anew otherwise. Returns its python and its distributions. Raises ToolError."""
+    layout = layout or Layout()
+    extras = list(extras)
+    installed = extras if variant == "patched" else []
+    venv = layout.venv(variant)
+    stamp = venv / ".ecosystem-key"
+    key = venv_key(variant, tools, extras, layout)
+    vpy = venv / "bin" / "python"
+    if stamp.is_file() and stamp.read_text().strip() == key:
+        create_venv(python, venv)  # made anew (without the stamp) if it no longer runs
+        if stamp.is_file():
+            say(f"{rel(venv)} is current ({len(tools)} {variant} tools)")
+            return vpy, check_venv(vpy, variant, tools, installed, layout)
+    if venv.exists():
+        say(f"{rel(venv)}: its inputs changed, making it anew")
+        shutil.rmtree(venv)
+    log = layout.log(f"venv-{variant}")
+    log.parent.mkdir(parents=True, exist_ok=True)
+    log.write_text("")
+    vpy = create_venv(python, venv, log=log)
+    started = time.monotonic()
+    wheels = []
+    for number, tool in enumerate(tools, 1):
+        say(f"[{number}/{len(tools)}] {tool.name} {tool.version} ({variant})")
+        wheels.append(tool_wheel(vpy, tool, variant, layout))
+    pins = [f"{u.name}=={u.version}" for u in installed if u.version]
+    say(f"installing {len(wheels)} {variant} wheels{' and ' + ', '.join(pins) if pins else ''}"
+        f" with their dependencies into {rel(venv)} (a minute or two)")
+    sdist.install(vpy, *wheels, *pins, deps=True, env=constraints_env(layout), pip_python=vpy)
+    proc = run([vpy, "-m", "pip", "check"], capture=True, check=False, env=scrubbed_env())
+    if proc.returncode != 0:
+        raise ToolError(f"pip check in {rel(venv)}: the dependencies do not fit:\n"
+                        f"{proc.stdout}{proc.stderr}")
+    dists = check_venv(vpy, variant, tools, installed, layout)
+    loose = unpinned(dists, tools, extras)
+    if loose:
+        say(f"warning: {rel(CONSTRAINTS)} does not pin {', '.join(loose)}: pip chose "
+            "these versions; add those lines to it")
+    stamp.write_text(key + "\n")
+    say(f"{rel(venv)}: {len(dists)} distributions in {time.monotonic() - started:.0f}s")
+    return vpy, dists
