@@ -490,3 +490,154 @@ def test_write_with_apply_and_select(tmp_path: Path) -> None:
     assert "def _if_basic(a, hi=>len(a)):" in safe and "def _ifexp(a, n=None):" in safe
     bad = run_tool("--diff", "--apply", "safe,risky", str(tree))
     assert bad.returncode == 2 and "unknown verdict(s) risky" in bad.stderr
+
+
+# --------------------------------------------------------------------------
+# exposure, overrides and evidence (issue: a safe verdict that is never wrong)
+
+
+def test_forced_rewrite_through_a_subclass_changes_behaviour(
+        results: list[analysis.FileResult]) -> None:
+    """The subclass that forwards None to super(): rewriting the base would
+    change what the subclass returns, and the verdict says unsafe."""
+    result = next(r for r in results if r.path.endswith("_overrides.py"))
+    forced = [dataclasses.replace(c, verdict=SAFE) for c in result.candidates
+              if c.function in ("_Renderer.render", "_Formatter.format")]
+    new = rewrite.rewrite_text(result.text or "", forced)
+    old_ns, new_ns = _exec(result.text or "", "o"), _exec(new, "n")
+    assert old_ns["_Wrapped"]().render("a") == "[" + "a".center(8) + "]"
+    with pytest.raises(TypeError):
+        new_ns["_Wrapped"]().render("a")
+    assert old_ns["_Strict"]().format("a", None) == "*a*"
+    with pytest.raises(TypeError):
+        new_ns["_Strict"]().format("a", None)
+
+
+def test_every_reason_carries_its_evidence() -> None:
+    proc = run_tool("--json", str(FIXTURES))
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(proc.stdout)
+    for item in data:
+        if item["verdict"] == SAFE:
+            assert item["reasons"] == []
+            continue
+        assert item["reasons"], item
+        for reason in item["reasons"]:
+            assert reason["evidence"], reason
+            for where in reason["evidence"]:
+                path, _, line = where.rpartition(":")
+                assert Path(path).is_file() and int(line) > 0, where
+    by = {(d["function"], d["parameter"]): d for d in data}
+    engine = by[("Engine.start", "gear")]["reasons"][0]
+    assert engine["kind"] == "exposure"
+    assert any(w.endswith("exposed/api.py:25") for w in engine["evidence"])  # class PublicEngine
+    strict = by[("_Formatter.format", "fill")]["reasons"][0]
+    assert strict["kind"] == "override" and strict["evidence"][0].endswith("_overrides.py:27")
+
+
+def test_summary_counts_files_with_candidates() -> None:
+    proc = run_tool(str(FIXTURES / "safe_cases.py"), str(FIXTURES / "public_cases.py"),
+                    str(REPO / "tools" / "lbdefaults" / "__main__.py"))
+    assert proc.returncode == 0, proc.stderr
+    assert "in 2 files (3 scanned)" in proc.stderr
+
+
+def test_exposure_needs_the_reported_tree(tmp_path: Path) -> None:
+    """A test (--callers-from) that imports a private module does not make it public."""
+    (tmp_path / "lib").mkdir()
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "lib" / "_impl.py").write_text(
+        "def helper(x=None):\n    if x is None:\n        x = 1\n    return x\n")
+    (tmp_path / "tests" / "test_it.py").write_text("from lib._impl import helper\nhelper()\n")
+    out = json.loads(run_tool("--json", "--callers-from", str(tmp_path / "tests"),
+                              str(tmp_path / "lib")).stdout)
+    assert [d["verdict"] for d in out] == [SAFE]
+    # ... but a public module of the tree that imports it does
+    (tmp_path / "lib" / "api.py").write_text("from ._impl import helper\n")
+    out = json.loads(run_tool("--json", str(tmp_path / "lib")).stdout)
+    assert [d["verdict"] for d in out] == [REVIEW]
+    assert "re-exported as `helper` by " in out[0]["reason"]
+
+
+# --------------------------------------------------------------------------
+# annotations follow the rewrite
+
+
+ANNOTATED = '''\
+from typing import Optional, Union
+import typing
+
+
+def _pipe(s: str, width: int | None = None) -> str:
+    if width is None:
+        width = len(s)
+    return s.ljust(width)
+
+
+def _opt(s: str, width: Optional[int] = None) -> str:
+    if width is None:
+        width = len(s)
+    return s.ljust(width)
+
+
+def _union(s: str, fill: Union[str, bytes, None] = None) -> object:
+    if fill is None:
+        fill = s
+    return fill
+
+
+def _typing(s: str, width: "typing.Optional[int]" = None) -> str:
+    if width is None:
+        width = len(s)
+    return s.ljust(width)
+
+
+def _still_none(s: str, width: int | None = None) -> str:
+    if width is None:
+        width = len(s)
+    return s.ljust(width) if width is not None else s
+
+
+def _none_first(s: str, width: None | int = None) -> int:
+    width = len(s) if width is None else width
+    return width
+'''
+
+
+def _annotated(tmp_path: Path) -> tuple[Path, analysis.FileResult]:
+    src = tmp_path / "_annotated_mod.py"
+    src.write_text(ANNOTATED, encoding="utf-8")
+    found, _ = analyse([src])
+    return src, found[0]
+
+
+def test_annotations_lose_the_marker_none(tmp_path: Path) -> None:
+    _, result = _annotated(tmp_path)
+    changes = {c.function: c.annotation_change for c in result.candidates}
+    assert changes == {
+        "_pipe": ("int | None", "int"),
+        "_opt": ("Optional[int]", "int"),
+        "_union": ("Union[str, bytes, None]", "Union[str, bytes]"),
+        "_typing": None,            # a string annotation is left as it is
+        "_still_none": None,        # the body still gives None a meaning
+        "_none_first": ("None | int", "int"),
+    }
+    new = rewrite.rewrite_text(result.text or "", result.candidates)
+    assert "def _pipe(s: str, width: int => len(s)) -> str:" in new
+    assert "def _opt(s: str, width: int => len(s)) -> str:" in new
+    assert "def _union(s: str, fill: Union[str, bytes] => s) -> object:" in new
+    assert "def _still_none(s: str, width: int | None => len(s)) -> str:" in new
+    rewrite.check_compiles(new, "m.py", [c for c in result.candidates if c.verdict == SAFE])
+
+
+def test_write_reports_annotations_and_keep_annotations(tmp_path: Path) -> None:
+    src, _ = _annotated(tmp_path)
+    proc = run_tool("--write", str(src))
+    assert proc.returncode == 0, proc.stderr
+    assert "_pipe(width): annotation `int | None` -> `int`" in proc.stderr
+    assert "width: int => len(s)" in src.read_text(encoding="utf-8")
+    src.write_text(ANNOTATED, encoding="utf-8")
+    proc = run_tool("--write", "--keep-annotations", str(src))
+    assert proc.returncode == 0, proc.stderr
+    assert "annotation `" not in proc.stderr
+    assert "width: int | None => len(s)" in src.read_text(encoding="utf-8")
