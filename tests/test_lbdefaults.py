@@ -641,3 +641,83 @@ def test_write_reports_annotations_and_keep_annotations(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     assert "annotation `" not in proc.stderr
     assert "width: int | None => len(s)" in src.read_text(encoding="utf-8")
+
+
+PAD_LIB = '''\
+def pad(s: str, width: int | None = None) -> str:
+    if width is None:
+        width = len(s) + 2
+    return s.ljust(width)
+
+
+def caller(s: str) -> str:
+    return pad(s) + pad(s, 3)
+'''
+
+PAD_USER = '''\
+from lib._text import pad
+
+print(pad("a"), pad("a", 4))
+print(pad("a", None))
+'''
+
+
+@pytest.fixture(scope="session")
+def patched_mypy() -> Path:
+    """A venv of ./python with our patched mypy alone (from third_party/mypy, as
+    tools.ecosystem builds it; the wheel is cached per user, so this is quick
+    once `make ecosystem` or tests/test_third_party.py has built it)."""
+    from tools import ecosystem
+    from tools.common import ToolError
+
+    mypy = ecosystem.load_tool(REPO / "third_party" / "mypy")
+    layout = ecosystem.Layout(root=REPO / "build" / "lbdefaults-mypy")
+    try:
+        python, _ = ecosystem.prepare_venv(REPO / "python", "patched", [mypy], [], layout)
+    except ToolError as exc:
+        pytest.fail(str(exc), pytrace=False)
+    return python
+
+
+def test_mypy_reports_a_caller_that_passes_none_after_the_rewrite(
+        tmp_path: Path, patched_mypy: Path) -> None:
+    """The annotation change is the migration's safety net: the rewritten file
+    type-checks, and mypy flags a caller outside the scanned tree that still
+    passes None (with --keep-annotations it would not)."""
+    from tools.common import scrubbed_env
+
+    lib = tmp_path / "lib"
+    lib.mkdir()
+    (lib / "__init__.py").write_text("")
+    (lib / "_text.py").write_text(PAD_LIB)
+    (tmp_path / "user.py").write_text(PAD_USER)
+
+    def mypy(*files: str) -> subprocess.CompletedProcess[str]:
+        # as third_party/mypy/probe.py runs it: the parser that uses the
+        # interpreter's ast, and the experimental feature switched on
+        return subprocess.run([str(patched_mypy), "-m", "mypy", "--no-native-parser",
+                               "--enable-incomplete-feature=LateBoundDefaults",
+                               "--config-file=", "--no-incremental", "--strict",
+                               "--no-error-summary", *files],
+                              capture_output=True, text=True, cwd=tmp_path,
+                              env=scrubbed_env(), timeout=300)
+
+    proc = run_tool("--write", "--exclude", "user.py", str(lib))
+    assert proc.returncode == 0 and "annotation `int | None` -> `int`" in proc.stderr
+    assert "def pad(s: str, width: int => len(s) + 2) -> str:" in (lib / "_text.py").read_text()
+    checked = mypy("lib/_text.py")
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    user = mypy("user.py")
+    assert user.returncode == 1
+    assert user.stdout.strip().splitlines() == [
+        'user.py:4: error: Argument 2 to "pad" has incompatible type "None"; expected "int"'
+        "  [arg-type]"]
+    # the same rewrite keeping `int | None`: the caller passing None goes unreported,
+    # and the body, no longer narrowed by the check, does not type-check
+    (lib / "_text.py").write_text(PAD_LIB)
+    assert run_tool("--write", "--keep-annotations", str(lib)).returncode == 0
+    kept = mypy("lib/_text.py", "user.py")
+    assert kept.returncode == 1
+    assert "user.py" not in kept.stdout
+    assert 'lib/_text.py:2: error: Argument 1 to "ljust" of "str" has incompatible type ' \
+        '"int | None"' in kept.stdout
