@@ -43,6 +43,8 @@ class Exposure:
     # definition of that name counts)
     names: dict[tuple[str, str], str] = field(default_factory=dict)
     classes: dict[str, str] = field(default_factory=dict)     # class name -> why
+    # (module path, class name) -> why, for a class exposed as a name of that module
+    own: dict[tuple[str, str], str] = field(default_factory=dict)
 
 
 def _public(name: str, module: ModuleInfo) -> bool:
@@ -96,7 +98,9 @@ def compute(index: Index) -> Exposure:
                                     f"({why_m})")
             bound = imp.asname or imp.name
             if _public(bound, m):
-                expose_name(imp.module, imp.name, f"re-exported as `{bound}` by {where}")
+                chain = "" if m.public_path else f" ({why_m})"
+                expose_name(imp.module, imp.name,
+                            f"re-exported as `{bound}` by {where}{chain}")
         imported = {imp.asname or imp.name: imp for imp in m.imports if imp.name not in ("", "*")}
         for alias, target, line in m.aliases:
             if _public(alias, m) and alias != target:
@@ -109,9 +113,11 @@ def compute(index: Index) -> Exposure:
                     exp.names.setdefault(("", target), why)
     # classes: the exposed ones, then their bases (the methods of a base are
     # methods of the public subclass)
-    for (_, name), why in exp.names.items():
+    for (path, name), why in exp.names.items():
         if name in index.class_defs:
             exp.classes.setdefault(name, why)
+            if path:
+                exp.own[(path, name)] = why
     for name in list(exp.classes):
         for base in sorted(index.ancestors(name) - {name}):
             where = index.class_defs.get(name, ["?"])[0]
@@ -128,7 +134,8 @@ def exposure_of(c: Candidate, index: Index) -> str | None:
     exp = compute(index)
     for cls in c.class_chain:
         if cls in exp.classes:
-            return exp.classes[cls]
+            # the evidence from the class's own module first (names match a superset)
+            return exp.own.get((c.path, cls), exp.classes[cls])
     if c.class_chain:
         return None
     return exp.names.get((c.path, c.func_name)) or exp.names.get(("", c.func_name))

@@ -230,10 +230,13 @@ class _FileScanner(ast.NodeVisitor):
         if isinstance(arg, ast.Name) and arg.id in self._none_locals():
             return ArgInfo("none-var", NONE, arg.id)
         func = self._enclosing_function()
-        if (isinstance(arg, ast.Name) and func is not None
-                and arg.id in {p.name for p in params_of(func.args)}):
-            # the caller's own argument: matters when an override passes it on
-            return ArgInfo("param", "", arg.id)
+        if isinstance(arg, ast.Name) and func is not None:
+            params = [p.name for p in params_of(func.args)]
+            if self._receiver_is_self(params[0] if params else ""):
+                params = params[1:]     # self/cls is not an argument of the caller's
+            if arg.id in params:
+                # the caller's own argument: matters when an override passes it on
+                return ArgInfo("param", "", arg.id)
         return None
 
     def _none_locals(self) -> set[str]:
@@ -322,6 +325,8 @@ class _FileScanner(ast.NodeVisitor):
                 elif (isinstance(base, ast.Call) and isinstance(base.func, ast.Name)
                       and base.func.id in self.super_names):
                     obj, form = "super", "super"
+                elif isinstance(base, ast.Attribute):
+                    obj = base.attr         # `mod.Class.m(...)`: form stays "expr"
             cls = next((n.name for k, n in reversed(self.scope)  # type: ignore[attr-defined]
                         if k == "class"), "")
             self.index.calls.setdefault(name, []).append(

@@ -52,7 +52,7 @@ def _reach(c: Candidate, site: CallSite, index: Index) -> tuple[bool, set[int], 
             return True, {0}, ""
         if site.form in ("self", "super"):
             return False, set(), ""
-        if site.form == "attr" and (site.obj in known or site.obj_class in known):
+        if site.form in ("attr", "expr") and (site.obj in known or site.obj_class in known):
             return False, set(), ""             # a method of a class, not this function
         return True, {0}, (unresolved if site.form == "expr" else "")
     cls = c.class_chain[-1]
@@ -63,37 +63,50 @@ def _reach(c: Candidate, site: CallSite, index: Index) -> tuple[bool, set[int], 
         if not site.cls:
             return True, shifts_bound, unresolved
         return site.cls in index.cooperating(cls), shifts_bound, ""
-    if site.form == "attr" and site.obj in known:
+    if site.form in ("attr", "expr") and site.obj in known:
+        # `C.m(self, ...)`, `mod.C.m(self, ...)`
         return cls in index.ancestors(site.obj), {0, 1}, ""
     if site.form == "attr" and site.obj_class in known:
         return cls in index.ancestors(site.obj_class), shifts_bound, ""
     return True, {0, 1}, unresolved
 
 
-def _interesting(info: ArgInfo, marker: str, site: CallSite, c: Candidate) -> bool:
+def _interesting(info: ArgInfo, marker: str, site: CallSite, c: Candidate,
+                 index: Index) -> bool:
     if info.kind in ("none", "none-var"):
         return marker == NONE
     if info.kind == "name":
         return marker != NONE and info.value == marker
     if info.kind == "param":
-        # an override passing its own argument on to the method it overrides
-        return (c.is_method and site.in_func == c.func_name
-                and (site.form == "super" or site.obj in c.class_chain
-                     or site.form == "attr"))
+        return _is_override(site, c, index)
     return info.value == marker   # fwd
 
 
-def _hit(c: Candidate, site: CallSite, shifts: set[int]) -> ArgInfo | None:
+def _is_override(site: CallSite, c: Candidate, index: Index) -> bool:
+    """`site` is in an override of the candidate's method, in a subclass of its
+    class, and calls the overridden method (`super().m(...)`, `Base.m(self, ...)`
+    with Base a class the subclass derives from): its own arguments reach the
+    candidate."""
+    if not (c.is_method and c.class_chain and site.in_func == c.func_name and site.cls):
+        return False
+    cls = c.class_chain[-1]
+    if site.cls == cls or site.cls not in index.subclasses(cls):
+        return False
+    return site.form == "super" or (site.form in ("attr", "expr")
+                                    and site.obj in index.ancestors(site.cls))
+
+
+def _hit(c: Candidate, site: CallSite, shifts: set[int], index: Index) -> ArgInfo | None:
     if c.param_kind != "kwonly":
         targets = {c.pos_index - s for s in shifts}
         for i, after_star, info in site.positional:
-            if not _interesting(info, c.marker, site, c):
+            if not _interesting(info, c.marker, site, c, index):
                 continue
             if (after_star and i <= c.pos_index) or (not after_star and i in targets):
                 return info
     if c.param_kind != "posonly":
         for kw, info in site.keywords:
-            if kw == c.parameter and _interesting(info, c.marker, site, c):
+            if kw == c.parameter and _interesting(info, c.marker, site, c, index):
                 return info
     return None
 
@@ -110,9 +123,6 @@ def _constructor_reach(c: Candidate, site: CallSite, name: str, index: Index,
         return {0}
     if site.form == "super" and site.cls in ctor_names | cooperating:
         return {1}
-    if site.form == "expr" or (site.form == "attr" and site.obj not in index.bases
-                               and not site.obj_class):
-        return {0, 1} if name == c.func_name else set()
     return set()
 
 
@@ -140,7 +150,7 @@ def _caller_problems(c: Candidate, index: Index) -> list[Problem]:
                 reaches, shifts, note = _reach(c, site, index)
                 if not reaches:
                     continue
-            hit = _hit(c, site, shifts)
+            hit = _hit(c, site, shifts, index)
             where = f"{site.path}:{site.line}"
             if hit is not None:
                 kind = "override" if hit.kind == "param" else "call"
