@@ -133,7 +133,7 @@ bench-report: ## render build/bench/report.md and report.png again from build/be
 dogfood: build ## Lib/ rewritten with => (DOGFOOD=safe or safe,needs-review): regrtest parity, bisection, pyperformance counts vs ./python -> build/dogfood/report.md
 	@$(TOOL).dogfood --verdicts $(DOGFOOD) --python ./python --jobs $(JOBS) --tests "$(TESTS)"
 
-migrate-check: build ## lbdefaults' safe rewrites on 5 pinned PyPI releases, their suites before/after, a None probe each -> build/migrate/report.md
+migrate-check: build ## lbdefaults' safe rewrites on 6 pinned PyPI releases, their suites before/after, a None probe each (minutes) -> build/migrate/report.md
 	@./python -m tools.lbdefaults.migrate_check
 
 docs: build ## the PEP, the CPython docs (no new warnings), the autodoc page of examples/autodoc/

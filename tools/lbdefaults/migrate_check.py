@@ -21,16 +21,19 @@ small pure-Python sdists that carry their own test suites):
 5. probes   one script per safe rewrite, from the corpus file, run before and
             after: it forwards None through a subclass or a wrapper of the
             public API that reaches the rewritten function; the output must not
-            change. A safe rewrite without a probe stops the check.
+            change. A safe rewrite without a probe stops the check;
+6. guards   candidates that an earlier lbdefaults called safe wrongly: each must
+            not be safe now, and its probe, run on a third tree (`forced/`)
+            where that one rewrite is forced, shows the behaviour it changes.
 
 The report goes to OUT/report.md (and OUT/results.json). The exit status is 1
 when a suite has a new failure, a probe's output changed, or a probe is
 missing; 2 when a step could not run (the message says what to do).
 
 Not part of `make test`: it needs PyPI for the sdists, pytest and the
-libraries' build backends, and it runs five test suites twice. It takes a few
-minutes (about 2.5 on two cores, most of it more-itertools' suite; --only
-picks one library).
+libraries' build backends, and it runs six test suites twice. It takes
+minutes: about 8 on two busy cores, most of it click's and more-itertools'
+suites (--only picks libraries); the report gives the time of each suite.
 """
 
 from __future__ import annotations
@@ -68,6 +71,7 @@ class Library:
     package: str
     tests: list[str]
     probes: dict[str, dict[str, str]]
+    guards: dict[str, dict[str, str]] = field(default_factory=dict)
 
 
 @dataclass
@@ -90,18 +94,22 @@ class Result:
     after: Suite = field(default_factory=Suite)
     new_failures: list[str] = field(default_factory=list)
     probes: list[dict[str, str]] = field(default_factory=list)
+    guards: list[dict[str, str]] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
-        return not self.new_failures and all(p["status"] in ("same", "none")
-                                             for p in self.probes)
+        return (not self.new_failures
+                and all(p["status"] in ("same", "none") for p in self.probes)
+                and all(g["status"] != "safe" and g["status"] != "missing"
+                        for g in self.guards))
 
 
 def load_corpus(path: Path) -> tuple[list[str], list[Library]]:
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
         libs = [Library(d["name"], d["version"], d["sha256"], d["package"], list(d["tests"]),
-                        dict(d.get("probes", {}))) for d in data["library"]]
+                        dict(d.get("probes", {})), dict(d.get("guards", {})))
+                for d in data["library"]]
         return list(data["runner"]["requires"]), libs
     except (OSError, tomllib.TOMLDecodeError, KeyError, TypeError) as exc:
         raise ToolError(f"{path}: not a valid corpus file ({type(exc).__name__}: {exc}); "
@@ -263,6 +271,10 @@ def check_library(venv_python: Path, lib: Library, out: Path) -> Result:
                 outputs.setdefault(key, {})[variant] = run_probe(
                     venv_python, probe["code"], probe_dir / f"probe_{n}.py")
     result.new_failures = sorted(set(result.after.failed) - set(result.before.failed))
+    if lib.guards:
+        say(f"{lib.name}: guards (rewrites that must not be called safe), forced")
+        result.guards = check_guards(venv_python, lib, before, unpack(sdist, root / "forced"),
+                                     out)
     for c in safe:
         key = f"{c.function}({c.parameter})"
         probe = lib.probes.get(key, {})
@@ -281,6 +293,48 @@ def check_library(venv_python: Path, lib: Library, out: Path) -> Result:
     return result
 
 
+def check_guards(venv_python: Path, lib: Library, before: Path, forced: Path,
+                 out: Path) -> list[dict[str, str]]:
+    """Each guard: its verdict (must not be safe), and its probe's output with the
+    rewrite forced on `forced` vs the release (run from the trees, not installed)."""
+    results, _ = analyse([forced / lib.package], exclude=["test", "tests"],
+                         callers_from=[forced / t for t in lib.tests if (forced / t).exists()])
+    by_key = {f"{c.function}({c.parameter})": (r, c) for r in results for c in r.candidates}
+    found: list[dict[str, str]] = []
+    for n, (key, guard) in enumerate(sorted(lib.guards.items())):
+        if key not in by_key:
+            found.append({"key": key, "status": "missing", "detail": "no such candidate"})
+            continue
+        r, c = by_key[key]
+        if c.verdict == SAFE:
+            found.append({"key": key, "status": "safe",
+                          "detail": "called safe: the rewrite would change behaviour"})
+            continue
+        try:
+            write_file(Path(r.path), r.path, r.text or "", r.encoding, [c], apply={c.verdict})
+        except RewriteError as exc:
+            raise ToolError(f"{lib.name}: forcing {key}: {exc}") from None
+        probe_dir = out / "probes" / lib.name
+        probe_dir.mkdir(parents=True, exist_ok=True)
+        outputs = []
+        for tree in (before, forced):
+            where = probe_dir / f"guard_{n}.py"
+            where.write_text(guard["code"], encoding="utf-8")
+            env = scrubbed_env({"PYTHONPATH": str((tree / lib.package).parent)})
+            proc = subprocess.run([str(venv_python), where.name],
+                                  cwd=probe_dir, capture_output=True, text=True, env=env,
+                                  stdin=subprocess.DEVNULL, timeout=120)
+            outputs.append(f"exit {proc.returncode}\n{proc.stdout}{proc.stderr}")
+        changed = outputs[0] != outputs[1]
+        found.append({"key": key, "status": c.verdict,
+                      "detail": (f"{c.reason}; forced, the probe "
+                                 + ("changes: " + outputs[1].strip().splitlines()[-1]
+                                    if changed else "does not change (a weak probe)"))})
+        # leave the tree as released for the next guard
+        Path(r.path).write_text(r.text or "", encoding=r.encoding)
+    return found
+
+
 def render(results: Sequence[Result], seconds: float) -> str:
     out = ["# make migrate-check: lbdefaults' safe rewrites on pinned PyPI releases", "",
            f"{len(results)} libraries, {seconds:.0f} s. Each library's package is scanned "
@@ -288,8 +342,9 @@ def render(results: Sequence[Result], seconds: float) -> str:
            f"suite run by pytest before and after, and one probe per safe rewrite run before "
            f"and after (it forwards None through a subclass or wrapper of the public API).", "",
            "| library | files scanned | with candidates | safe | needs review | unsafe "
-           "| suite before (passed/failed/skipped) | after | new failures | probes |",
-           "|---|---|---|---|---|---|---|---|---|---|"]
+           "| suite before (passed/failed/skipped) | after | new failures | probes | suite time "
+           "before/after |",
+           "|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in results:
         probes = ", ".join(f"{p['status']}" for p in r.probes) or "-"
         out.append(
@@ -297,7 +352,8 @@ def render(results: Sequence[Result], seconds: float) -> str:
             f"| {r.verdicts.get('needs review', 0)} | {r.verdicts.get('unsafe', 0)} "
             f"| {r.before.passed}/{len(r.before.failed)}/{r.before.skipped} "
             f"| {r.after.passed}/{len(r.after.failed)}/{r.after.skipped} "
-            f"| {len(r.new_failures)} | {probes} |")
+            f"| {len(r.new_failures)} | {probes} "
+            f"| {r.before.seconds:.0f}/{r.after.seconds:.0f} s |")
     total = {v: sum(r.verdicts.get(v, 0) for r in results) for v in VERDICTS}
     out += ["", f"Total: {sum(total.values())} candidates in "
                 f"{sum(r.files_with for r in results)} files "
@@ -314,6 +370,8 @@ def render(results: Sequence[Result], seconds: float) -> str:
                        f"**{p['status']}**")
             if p["status"] != "same" and p["detail"]:
                 out.append(f"  ({p['detail'].strip()})")
+        for g in r.guards:
+            out.append(f"- guard {g['key']}: **{g['status']}** ({g['detail']})")
         for name in r.new_failures:
             out.append(f"- NEW FAILURE after the rewrite: {name}")
         if r.before.failed:
