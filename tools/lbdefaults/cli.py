@@ -28,11 +28,21 @@ shapes recognized (after an optional docstring, anywhere at the top level of
 the body; only a leading run of checks can be safe):
 """ + "".join(f"  {k:<15} {v}\n" for k, v in SHAPE_DOC.items()) + """
 verdicts:
-  safe           the rewrite keeps the behaviour for every caller the tool
-                 can see (--diff/--write apply only these, unless --apply)
+  safe           no public name reaches the function and the rewrite keeps the
+                 behaviour for every caller the tool can see (--diff/--write
+                 apply only these, unless --apply)
   needs review   would be safe, but callers the tool cannot see may pass the
-                 marker (public API, importable sentinel, decorated, ...)
-  unsafe         the rewrite would change behaviour (the reason says why)
+                 marker: the function is exposed (public module and name,
+                 re-export, `_`-module imported by a public one, __all__, public
+                 alias, a method of a class users can subclass, the private base
+                 of a public class), importable sentinel, decorated, ...
+  unsafe         the rewrite would change behaviour (the reason says why),
+                 e.g. a caller or an override in a subclass passes the marker
+Every reason of --json carries its evidence (`path:line` of the call site,
+the exposure path, the override). --write also drops the None of `T | None`,
+`Optional[T]`, `Union[T, None]` when None was only the marker, and says so
+(--keep-annotations keeps them): type checkers then flag the callers the
+analysis cannot see that still pass None.
 
 why this is not part of the patch series: it is a project tool for users
 adopting the proposal, not part of the language change, so it stays out of
@@ -299,13 +309,15 @@ def _main(argv: Sequence[str] | None) -> int:
             intro = (f"Produced with ``{command}`` over {files} files "
                      f"({failed} failed to parse); {census.files_with} of them have "
                      f"candidates.{excluded} *Safe* means that the "
-                     f"rewrite keeps the behaviour for every caller the tool can see; "
-                     f"*needs review* that it would be safe but callers the tool cannot "
-                     f"see may pass the marker (public API, importable sentinel, "
+                     f"rewrite keeps the behaviour for every caller the tool can see and "
+                     f"that no public name reaches the function (no re-export, public "
+                     f"subclass, alias or ``__all__`` entry); *needs review* that it would "
+                     f"be safe but callers the tool cannot see may pass the marker (public "
+                     f"API, methods of classes users can subclass, importable sentinel, "
                      f"decorated or escaping functions).")
             args.census_rst.parent.mkdir(parents=True, exist_ok=True)
             args.census_rst.write_text(as_rst(census, intro), encoding="utf-8")
-    if not (args.json or args.diff or args.census or args.write):
+    if not (args.json or args.diff or args.census or args.census_rst or args.write):
         for c in shown:
             print(report_line(c))
         if not args.quiet:
