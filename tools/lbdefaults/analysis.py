@@ -399,10 +399,10 @@ def bound_names(stmts: Iterable[ast.AST]) -> tuple[dict[str, int], set[str]]:
             bind(node.rest, node.lineno)
         elif isinstance(node, (ast.Global, ast.Nonlocal)):
             declared.update(node.names)
-        elif type(node).__name__ == "TypeAlias":
+        elif type(node).__name__ == "TypeAlias":     # 3.12+; the tool runs on 3.11
             name = getattr(node, "name", None)
             if isinstance(name, ast.Name):
-                bind(name.id, node.lineno)
+                bind(name.id, name.lineno)
     return bound, declared
 
 

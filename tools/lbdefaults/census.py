@@ -70,7 +70,8 @@ class _Normalizer(ast.NodeTransformer):
     def visit_DictComp(self, node: ast.DictComp) -> ast.AST:
         return ast.Name("{<comprehension>}", ast.Load())
 
-    visit_SetComp = visit_DictComp
+    def visit_SetComp(self, node: ast.SetComp) -> ast.AST:
+        return ast.Name("{<comprehension>}", ast.Load())
 
     def visit_GeneratorExp(self, node: ast.GeneratorExp) -> ast.AST:
         return ast.Name("(<genexp>)", ast.Load())

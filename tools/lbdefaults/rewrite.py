@@ -146,7 +146,8 @@ def check_compiles(new_text: str, path: str, candidates: Sequence[Candidate],
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             a = node.args
             positional = [*a.posonlyargs, *a.args]
-            pairs = list(zip(positional[len(positional) - len(a.defaults):], a.defaults))
+            pairs: list[tuple[ast.arg, ast.expr | None]] = list(
+                zip(positional[len(positional) - len(a.defaults):], a.defaults))
             pairs += list(zip(a.kwonlyargs, a.kw_defaults))
             late += [(node.name, p.arg) for p, d in pairs if isinstance(d, late_default)]
     for c in candidates:

@@ -367,11 +367,15 @@ class _FileScanner(ast.NodeVisitor):
                 elif isinstance(sub, (ast.AnnAssign, ast.AugAssign)):
                     targets, value = [sub.target], sub.value  # type: ignore[assignment]
                 elif isinstance(sub, (ast.For, ast.AsyncFor, ast.With, ast.AsyncWith,
-                                      ast.NamedExpr)):
-                    for t in ast.walk(sub.target if hasattr(sub, "target")  # type: ignore[arg-type]
-                                      else sub):
+                                      ast.NamedExpr, ast.ExceptHandler, ast.Import,
+                                      ast.ImportFrom)):
+                    # any other binding: the class is not known (the whole
+                    # statement is walked: a superset of what it binds)
+                    for t in ast.walk(sub):
                         if isinstance(t, ast.Name) and isinstance(t.ctx, ast.Store):
                             classes.setdefault(t.id, set()).add("")
+                    if isinstance(sub, ast.ExceptHandler) and sub.name:
+                        classes.setdefault(sub.name, set()).add("")
                     continue
                 for t in targets:
                     for n in ast.walk(t):
