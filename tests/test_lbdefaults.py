@@ -721,3 +721,49 @@ def test_mypy_reports_a_caller_that_passes_none_after_the_rewrite(
     assert "user.py" not in kept.stdout
     assert 'lib/_text.py:2: error: Argument 1 to "ljust" of "str" has incompatible type ' \
         '"int | None"' in kept.stdout
+
+
+# --------------------------------------------------------------------------
+# make migrate-check: its pinned corpus and its report (the run itself needs
+# PyPI and minutes: `make migrate-check`)
+
+
+def test_migrate_corpus_is_pinned_and_probed() -> None:
+    from tools.lbdefaults import migrate_check
+
+    runner, libs = migrate_check.load_corpus(migrate_check.CORPUS)
+    assert all("==" in r for r in runner)
+    assert len(libs) >= 5 and len({lib.name for lib in libs}) == len(libs)
+    for lib in libs:
+        assert len(lib.sha256) == 64 and int(lib.sha256, 16) >= 0, lib.name
+        assert lib.tests and lib.package
+        for key, probe in [*lib.probes.items(), *lib.guards.items()]:
+            assert key.endswith(")") and "(" in key, key
+            assert ("code" in probe) != ("none" in probe), key
+            if "code" in probe:
+                compile(probe["code"], key, "exec")
+    assert any(lib.guards for lib in libs)
+
+
+def test_migrate_report_flags_new_failures_and_changed_probes(tmp_path: Path) -> None:
+    from tools.lbdefaults import migrate_check as mc
+
+    good = mc.Result("lib", "1.0", files=3, files_with=1, verdicts={SAFE: 1},
+                     before=mc.Suite(passed=5), after=mc.Suite(passed=5),
+                     rewrites=[{"where": "lib/m.py:3", "key": "_f(x)", "expr": "[]",
+                                "annotation": "int | None -> int"}],
+                     probes=[{"key": "_f(x)", "status": "same", "detail": "exit 0\n"}])
+    bad = dataclasses.replace(good, name="other", after=mc.Suite(passed=4, failed=["t::a"]),
+                              new_failures=["t::a"],
+                              probes=[{"key": "_f(x)", "status": "changed", "detail": "d"}])
+    assert good.ok and not bad.ok
+    text = mc.render([good, bad], 1.0)
+    assert "| lib 1.0 | 3 | 1 | 1 | 0 | 0 | 5/0/0 | 5/0/0 | 0 | same |" in text
+    assert "NEW FAILURE after the rewrite: t::a" in text
+    assert "annotation `int | None -> int`" in text
+    missing = dataclasses.replace(good, probes=[{"key": "_f(x)", "status": "missing",
+                                                 "detail": ""}])
+    assert not missing.ok
+    with pytest.raises(mc.ToolError, match="not a valid corpus file"):
+        (tmp_path / "c.toml").write_text("[runner]\n")
+        mc.load_corpus(tmp_path / "c.toml")

@@ -326,8 +326,9 @@ def check_guards(venv_python: Path, lib: Library, before: Path, forced: Path,
                                   stdin=subprocess.DEVNULL, timeout=120)
             outputs.append(f"exit {proc.returncode}\n{proc.stdout}{proc.stderr}")
         changed = outputs[0] != outputs[1]
+        reason = c.reason.replace(f"{forced}/", "")
         found.append({"key": key, "status": c.verdict,
-                      "detail": (f"{c.reason}; forced, the probe "
+                      "detail": (f"{reason}; forced, the probe "
                                  + ("changes: " + outputs[1].strip().splitlines()[-1]
                                     if changed else "does not change (a weak probe)"))})
         # leave the tree as released for the next guard
