@@ -52,7 +52,7 @@ endef
 .NOTPARALLEL:
 .PHONY: all build deps deps-check fetch tree baseline test regrtest pytest ecosystem docs docs-check \
 	debug refleak asan freethreaded fuzz fuzz-grammar bench bench-quick bench-pyperformance \
-	bench-report dogfood demo install dist status clean help
+	bench-report dogfood migrate-check demo install dist status clean help
 
 all: build ## fetch, patch, regenerate, configure, build -> ./python
 
@@ -133,6 +133,9 @@ bench-report: ## render build/bench/report.md and report.png again from build/be
 
 dogfood: build ## Lib/ rewritten with => (DOGFOOD=safe or safe,needs-review): regrtest parity, bisection, pyperformance counts vs ./python -> build/dogfood/report.md
 	@$(TOOL).dogfood --verdicts $(DOGFOOD) --python $(PYTHON) --jobs $(JOBS) --tests "$(TESTS)"
+
+migrate-check: build ## lbdefaults' safe rewrites on 6 pinned PyPI releases, their suites before/after, a None probe each (minutes) -> build/migrate/report.md
+	@./python -m tools.lbdefaults.migrate_check
 
 docs: build ## the PEP, the CPython docs (no new warnings), the autodoc page of examples/autodoc/
 	@status=0; $(TOOL).build_docs cpython || status=1; \

@@ -50,7 +50,8 @@ EXPECTED: dict[tuple[str, str], tuple[str, str]] = {
     ("_unicode", "t"): (SAFE, ""),
     ("_Box._get", "key"): (SAFE, ""),
     ("_Box._static", "b"): (SAFE, ""),
-    ("Box._peek", "n"): (SAFE, ""),
+    # a public class: users can subclass it and pass None to any of its methods
+    ("Box._peek", "n"): (REVIEW, "public method"),
     ("_gen", "n"): (SAFE, ""),
     ("_coro", "x"): (SAFE, ""),
     ("_outer.<locals>.inner", "b"): (SAFE, ""),
@@ -89,6 +90,22 @@ EXPECTED: dict[tuple[str, str], tuple[str, str]] = {
     ("_Linked.__init__", "_link"): (UNSAFE, "forwards its parameter '_link'"),
     # found by make dogfood (bdb, pdb): a variable set to None in one branch
     ("_Stepper._set_until", "lineno"): (UNSAFE, "passes 'lineno', which it may set to None"),
+    # exposed/: each way a private module or name reaches users (tools.lbdefaults.exposure)
+    ("reexported", "x"): (REVIEW, "re-exported as `reexported` by "),
+    ("not_reexported", "x"): (SAFE, ""),
+    ("via_module", "x"): (REVIEW, "imports `_modimported` from `exposed`"),
+    ("via_star", "x"): (REVIEW, "imports * from `exposed._starred`"),
+    ("Translator.translate", "lang"): (REVIEW, "imports `_impl` from `exposed`"),
+    ("Engine.start", "gear"): (REVIEW, "base of the exposed class `PublicEngine`"),
+    ("Engine._tune", "rpm"): (REVIEW, "base of the exposed class `PublicEngine`"),
+    ("_Base._hook", "n"): (REVIEW, "base of the exposed class `Api`"),
+    ("_aliased", "x"): (REVIEW, "public alias `convenient = _aliased`"),
+    ("_listed", "x"): (REVIEW, "`_listed` is listed in __all__"),
+    # exposed/_overrides.py: overrides are callers; callers resolved by receiver
+    ("_Renderer.render", "width"): (UNSAFE, "forwards its parameter 'width'"),
+    ("_Formatter.format", "fill"): (UNSAFE, "override _Strict.format at "),
+    ("_Cache.get", "key"): (SAFE, ""),
+    ("_Store.lookup", "key"): (UNSAFE, "(receiver `obj` not resolved"),
 }
 
 
@@ -190,7 +207,8 @@ def _exec(source: str, name: str) -> dict[str, Any]:
     return module.__dict__
 
 
-@pytest.mark.parametrize("name", ["safe_cases.py", "trap_cases.py", "_private_mod.py"])
+@pytest.mark.parametrize("name", ["safe_cases.py", "trap_cases.py", "_private_mod.py",
+                                  "_overrides.py"])
 def test_rewritten_fixture_behaves_identically(results: list[analysis.FileResult],
                                                name: str) -> None:
     result = next(r for r in results if r.path.endswith(name))
@@ -244,7 +262,10 @@ def test_rewrite_keeps_everything_else(results: list[analysis.FileResult]) -> No
     result = next(r for r in results if r.path.endswith("safe_cases.py"))
     old = result.text or ""
     new = rewrite.rewrite_text(old, result.candidates)
-    assert "def _annotated(a: int, b: list[int] | None => [a]) -> list[int]:" in new
+    # None was only the marker: the annotation loses it (unless told to keep it)
+    assert "def _annotated(a: int, b: list[int] => [a]) -> list[int]:" in new
+    kept = rewrite.rewrite_text(old, result.candidates, annotations=False)
+    assert "def _annotated(a: int, b: list[int] | None => [a]) -> list[int]:" in kept
     assert "def _posonly(a, b=>[a], /):" in new
     assert "def _kwonly(a, *, key=>str(a)):" in new
     assert "def _tuple_expr(x=>(1, 2)):" in new
@@ -469,3 +490,280 @@ def test_write_with_apply_and_select(tmp_path: Path) -> None:
     assert "def _if_basic(a, hi=>len(a)):" in safe and "def _ifexp(a, n=None):" in safe
     bad = run_tool("--diff", "--apply", "safe,risky", str(tree))
     assert bad.returncode == 2 and "unknown verdict(s) risky" in bad.stderr
+
+
+# --------------------------------------------------------------------------
+# exposure, overrides and evidence (issue: a safe verdict that is never wrong)
+
+
+def test_forced_rewrite_through_a_subclass_changes_behaviour(
+        results: list[analysis.FileResult]) -> None:
+    """The subclass that forwards None to super(): rewriting the base would
+    change what the subclass returns, and the verdict says unsafe."""
+    result = next(r for r in results if r.path.endswith("_overrides.py"))
+    forced = [dataclasses.replace(c, verdict=SAFE) for c in result.candidates
+              if c.function in ("_Renderer.render", "_Formatter.format")]
+    new = rewrite.rewrite_text(result.text or "", forced)
+    old_ns, new_ns = _exec(result.text or "", "o"), _exec(new, "n")
+    assert old_ns["_Wrapped"]().render("a") == "[" + "a".center(8) + "]"
+    with pytest.raises(TypeError):
+        new_ns["_Wrapped"]().render("a")
+    assert old_ns["_Strict"]().format("a", None) == "*a*"
+    with pytest.raises(TypeError):
+        new_ns["_Strict"]().format("a", None)
+
+
+def test_every_reason_carries_its_evidence() -> None:
+    proc = run_tool("--json", str(FIXTURES))
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(proc.stdout)
+    for item in data:
+        if item["verdict"] == SAFE:
+            assert item["reasons"] == []
+            continue
+        assert item["reasons"], item
+        for reason in item["reasons"]:
+            assert reason["evidence"], reason
+            for where in reason["evidence"]:
+                path, _, line = where.rpartition(":")
+                assert Path(path).is_file() and int(line) > 0, where
+    by = {(d["function"], d["parameter"]): d for d in data}
+    engine = by[("Engine.start", "gear")]["reasons"][0]
+    assert engine["kind"] == "exposure"
+    assert any(w.endswith("exposed/api.py:25") for w in engine["evidence"])  # class PublicEngine
+    strict = by[("_Formatter.format", "fill")]["reasons"][0]
+    assert strict["kind"] == "override" and strict["evidence"][0].endswith("_overrides.py:27")
+
+
+def test_summary_counts_files_with_candidates() -> None:
+    proc = run_tool(str(FIXTURES / "safe_cases.py"), str(FIXTURES / "public_cases.py"),
+                    str(REPO / "tools" / "lbdefaults" / "__main__.py"))
+    assert proc.returncode == 0, proc.stderr
+    assert "in 2 files (3 scanned)" in proc.stderr
+
+
+def test_exposure_needs_the_reported_tree(tmp_path: Path) -> None:
+    """A test (--callers-from) that imports a private module does not make it public."""
+    (tmp_path / "lib").mkdir()
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "lib" / "_impl.py").write_text(
+        "def helper(x=None):\n    if x is None:\n        x = 1\n    return x\n")
+    (tmp_path / "tests" / "test_it.py").write_text("from lib._impl import helper\nhelper()\n")
+    out = json.loads(run_tool("--json", "--callers-from", str(tmp_path / "tests"),
+                              str(tmp_path / "lib")).stdout)
+    assert [d["verdict"] for d in out] == [SAFE]
+    # ... but a public module of the tree that imports it does
+    (tmp_path / "lib" / "api.py").write_text("from ._impl import helper\n")
+    out = json.loads(run_tool("--json", str(tmp_path / "lib")).stdout)
+    assert [d["verdict"] for d in out] == [REVIEW]
+    assert "re-exported as `helper` by " in out[0]["reason"]
+
+
+# --------------------------------------------------------------------------
+# annotations follow the rewrite
+
+
+ANNOTATED = '''\
+from typing import Optional, Union
+import typing
+
+
+def _pipe(s: str, width: int | None = None) -> str:
+    if width is None:
+        width = len(s)
+    return s.ljust(width)
+
+
+def _opt(s: str, width: Optional[int] = None) -> str:
+    if width is None:
+        width = len(s)
+    return s.ljust(width)
+
+
+def _union(s: str, fill: Union[str, bytes, None] = None) -> object:
+    if fill is None:
+        fill = s
+    return fill
+
+
+def _typing(s: str, width: "typing.Optional[int]" = None) -> str:
+    if width is None:
+        width = len(s)
+    return s.ljust(width)
+
+
+def _still_none(s: str, width: int | None = None) -> str:
+    if width is None:
+        width = len(s)
+    return s.ljust(width) if width is not None else s
+
+
+def _none_first(s: str, width: None | int = None) -> int:
+    width = len(s) if width is None else width
+    return width
+'''
+
+
+def _annotated(tmp_path: Path) -> tuple[Path, analysis.FileResult]:
+    src = tmp_path / "_annotated_mod.py"
+    src.write_text(ANNOTATED, encoding="utf-8")
+    found, _ = analyse([src])
+    return src, found[0]
+
+
+def test_annotations_lose_the_marker_none(tmp_path: Path) -> None:
+    _, result = _annotated(tmp_path)
+    changes = {c.function: c.annotation_change for c in result.candidates}
+    assert changes == {
+        "_pipe": ("int | None", "int"),
+        "_opt": ("Optional[int]", "int"),
+        "_union": ("Union[str, bytes, None]", "Union[str, bytes]"),
+        "_typing": None,            # a string annotation is left as it is
+        "_still_none": None,        # the body still gives None a meaning
+        "_none_first": ("None | int", "int"),
+    }
+    new = rewrite.rewrite_text(result.text or "", result.candidates)
+    assert "def _pipe(s: str, width: int => len(s)) -> str:" in new
+    assert "def _opt(s: str, width: int => len(s)) -> str:" in new
+    assert "def _union(s: str, fill: Union[str, bytes] => s) -> object:" in new
+    assert "def _still_none(s: str, width: int | None => len(s)) -> str:" in new
+    rewrite.check_compiles(new, "m.py", [c for c in result.candidates if c.verdict == SAFE])
+
+
+def test_write_reports_annotations_and_keep_annotations(tmp_path: Path) -> None:
+    src, _ = _annotated(tmp_path)
+    proc = run_tool("--write", str(src))
+    assert proc.returncode == 0, proc.stderr
+    assert "_pipe(width): annotation `int | None` -> `int`" in proc.stderr
+    assert "width: int => len(s)" in src.read_text(encoding="utf-8")
+    src.write_text(ANNOTATED, encoding="utf-8")
+    proc = run_tool("--write", "--keep-annotations", str(src))
+    assert proc.returncode == 0, proc.stderr
+    assert "annotation `" not in proc.stderr
+    assert "width: int | None => len(s)" in src.read_text(encoding="utf-8")
+
+
+PAD_LIB = '''\
+def pad(s: str, width: int | None = None) -> str:
+    if width is None:
+        width = len(s) + 2
+    return s.ljust(width)
+
+
+def caller(s: str) -> str:
+    return pad(s) + pad(s, 3)
+'''
+
+PAD_USER = '''\
+from lib._text import pad
+
+print(pad("a"), pad("a", 4))
+print(pad("a", None))
+'''
+
+
+@pytest.fixture(scope="session")
+def patched_mypy() -> Path:
+    """A venv of ./python with our patched mypy alone (from third_party/mypy, as
+    tools.ecosystem builds it; the wheel is cached per user, so this is quick
+    once `make ecosystem` or tests/test_third_party.py has built it)."""
+    from tools import ecosystem
+    from tools.common import ToolError
+
+    mypy = ecosystem.load_tool(REPO / "third_party" / "mypy")
+    layout = ecosystem.Layout(root=REPO / "build" / "lbdefaults-mypy")
+    try:
+        python, _ = ecosystem.prepare_venv(REPO / "python", "patched", [mypy], [], layout)
+    except ToolError as exc:
+        pytest.fail(str(exc), pytrace=False)
+    return python
+
+
+def test_mypy_reports_a_caller_that_passes_none_after_the_rewrite(
+        tmp_path: Path, patched_mypy: Path) -> None:
+    """The annotation change is the migration's safety net: the rewritten file
+    type-checks, and mypy flags a caller outside the scanned tree that still
+    passes None (with --keep-annotations it would not)."""
+    from tools.common import scrubbed_env
+
+    lib = tmp_path / "lib"
+    lib.mkdir()
+    (lib / "__init__.py").write_text("")
+    (lib / "_text.py").write_text(PAD_LIB)
+    (tmp_path / "user.py").write_text(PAD_USER)
+
+    def mypy(*files: str) -> subprocess.CompletedProcess[str]:
+        # as third_party/mypy/probe.py runs it: the parser that uses the
+        # interpreter's ast, and the experimental feature switched on
+        return subprocess.run([str(patched_mypy), "-m", "mypy", "--no-native-parser",
+                               "--enable-incomplete-feature=LateBoundDefaults",
+                               "--config-file=", "--no-incremental", "--strict",
+                               "--no-error-summary", *files],
+                              capture_output=True, text=True, cwd=tmp_path,
+                              env=scrubbed_env(), timeout=300)
+
+    proc = run_tool("--write", "--exclude", "user.py", str(lib))
+    assert proc.returncode == 0 and "annotation `int | None` -> `int`" in proc.stderr
+    assert "def pad(s: str, width: int => len(s) + 2) -> str:" in (lib / "_text.py").read_text()
+    checked = mypy("lib/_text.py")
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    user = mypy("user.py")
+    assert user.returncode == 1
+    assert user.stdout.strip().splitlines() == [
+        'user.py:4: error: Argument 2 to "pad" has incompatible type "None"; expected "int"'
+        "  [arg-type]"]
+    # the same rewrite keeping `int | None`: the caller passing None goes unreported,
+    # and the body, no longer narrowed by the check, does not type-check
+    (lib / "_text.py").write_text(PAD_LIB)
+    assert run_tool("--write", "--keep-annotations", str(lib)).returncode == 0
+    kept = mypy("lib/_text.py", "user.py")
+    assert kept.returncode == 1
+    assert "user.py" not in kept.stdout
+    assert 'lib/_text.py:2: error: Argument 1 to "ljust" of "str" has incompatible type ' \
+        '"int | None"' in kept.stdout
+
+
+# --------------------------------------------------------------------------
+# make migrate-check: its pinned corpus and its report (the run itself needs
+# PyPI and minutes: `make migrate-check`)
+
+
+def test_migrate_corpus_is_pinned_and_probed() -> None:
+    from tools.lbdefaults import migrate_check
+
+    runner, libs = migrate_check.load_corpus(migrate_check.CORPUS)
+    assert all("==" in r for r in runner)
+    assert len(libs) >= 5 and len({lib.name for lib in libs}) == len(libs)
+    for lib in libs:
+        assert len(lib.sha256) == 64 and int(lib.sha256, 16) >= 0, lib.name
+        assert lib.tests and lib.package
+        for key, probe in [*lib.probes.items(), *lib.guards.items()]:
+            assert key.endswith(")") and "(" in key, key
+            assert ("code" in probe) != ("none" in probe), key
+            if "code" in probe:
+                compile(probe["code"], key, "exec")
+    assert any(lib.guards for lib in libs)
+
+
+def test_migrate_report_flags_new_failures_and_changed_probes(tmp_path: Path) -> None:
+    from tools.lbdefaults import migrate_check as mc
+
+    good = mc.Result("lib", "1.0", files=3, files_with=1, verdicts={SAFE: 1},
+                     before=mc.Suite(passed=5), after=mc.Suite(passed=5),
+                     rewrites=[{"where": "lib/m.py:3", "key": "_f(x)", "expr": "[]",
+                                "annotation": "int | None -> int"}],
+                     probes=[{"key": "_f(x)", "status": "same", "detail": "exit 0\n"}])
+    bad = dataclasses.replace(good, name="other", after=mc.Suite(passed=4, failed=["t::a"]),
+                              new_failures=["t::a"],
+                              probes=[{"key": "_f(x)", "status": "changed", "detail": "d"}])
+    assert good.ok and not bad.ok
+    text = mc.render([good, bad], 1.0)
+    assert "| lib 1.0 | 3 | 1 | 1 | 0 | 0 | 5/0/0 | 5/0/0 | 0 | same |" in text
+    assert "NEW FAILURE after the rewrite: t::a" in text
+    assert "annotation `int | None -> int`" in text
+    missing = dataclasses.replace(good, probes=[{"key": "_f(x)", "status": "missing",
+                                                 "detail": ""}])
+    assert not missing.ok
+    with pytest.raises(mc.ToolError, match="not a valid corpus file"):
+        (tmp_path / "c.toml").write_text("[runner]\n")
+        mc.load_corpus(tmp_path / "c.toml")

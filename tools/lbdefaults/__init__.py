@@ -29,10 +29,14 @@ from __future__ import annotations
 
 LIMITATIONS = """\
 What a "safe" verdict does not prove:
-  * callers are found by name only, in the scanned tree (plus --callers-from);
-    calls through aliases other than `from m import f as g`, getattr(),
-    functools.partial, dispatch tables, *args/**kwargs forwarding, or from
-    code outside the tree are not seen;
+  * callers are found in the scanned tree (plus --callers-from) and resolved
+    by the syntax: `f(...)`, `self.m(...)`/`cls.m(...)` and `super().m(...)`
+    within a class hierarchy, `C.m(...)`, `obj.m(...)` with `obj = C(...)`;
+    any other receiver is not resolved and the call counts (the reason says
+    so). Classes and modules are matched by name (a superset). Calls through
+    getattr(), functools.partial, dispatch tables, or from code outside the
+    tree are not seen; what code outside the tree can reach is computed
+    (tools/lbdefaults/exposure.py) and is at most "needs review";
   * an argument is known to be None only when it is the literal None (or the
     sentinel name), or a parameter of the calling function whose default is
     None (the sentinel) and that is not normalized before the call; any other

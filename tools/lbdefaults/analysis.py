@@ -82,6 +82,11 @@ class Candidate:
     expr: str                   # source text of EXPR
     verdict: str = SAFE
     reasons: list[str] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)    # all, worst first
+    # --- annotation rewrite: (old text, new text) when `T | None` loses None
+    annotation_change: tuple[str, str] | None = None
+    ann_start: Loc = Loc(0, 0)
+    ann_end: Loc = Loc(0, 0)
     # --- analysis data
     marker: str = NONE          # "None" or the sentinel name
     def_line: int = 0
@@ -128,7 +133,56 @@ class Candidate:
             "parameter": self.parameter, "shape": self.shape, "verdict": self.verdict,
             "reason": self.reason, "expr": self.expr, "def_line": self.def_line,
             "default": self.marker,
+            "reasons": [p.to_json() for p in self.problems],
+            "annotation": (None if self.annotation_change is None else
+                           {"old": self.annotation_change[0],
+                            "new": self.annotation_change[1]}),
         }
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One reason a candidate is not safe, with its evidence: `path:line` of the
+    call site, override, import, subclass or check it is about."""
+
+    verdict: str
+    text: str
+    kind: str                       # call, override, exposure, unresolved, local
+    evidence: tuple[str, ...] = ()
+
+    def to_json(self) -> dict[str, object]:
+        return {"verdict": self.verdict, "kind": self.kind, "text": self.text,
+                "evidence": list(self.evidence)}
+
+
+@dataclass(frozen=True)
+class Import:
+    """A module-scope import: `import X` (name ""), `from X import *` (name "*")
+    or `from X import name as asname`; X is resolved for relative imports."""
+
+    module: str
+    name: str
+    asname: str
+    line: int
+
+
+@dataclass
+class ModuleInfo:
+    """What the exposure analysis needs of one module."""
+
+    path: str
+    dotted: str
+    public_path: bool           # no component of its path starts with `_`
+    reported: bool              # in the scanned tree (not only --callers-from)
+    imports: list[Import] = field(default_factory=list)
+    all_names: set[str] | None = None
+    toplevel: dict[str, int] = field(default_factory=dict)   # def/class name -> line
+    # module-level `name = other` (other a Name): (name, other, line)
+    aliases: list[tuple[str, str, int]] = field(default_factory=list)
+
+    @property
+    def stem(self) -> str:
+        return self.dotted.rsplit(".", 1)[-1]
 
 
 @dataclass(frozen=True)
@@ -152,6 +206,12 @@ class CallSite:
     cls: str = ""       # the innermost class the call is in
     star_at: int = -1   # position of the first *arg, or -1
     double_star: bool = False   # has a **kwargs argument
+    # how the callee was named: "plain" (`f(...)`), "self" (`self.m`/`cls.m`,
+    # the first parameter of a method), "super", "attr" (`obj.m`, obj another
+    # Name), "expr" (`a.b.m`, `f().m`...)
+    form: str = "plain"
+    obj_class: str = ""     # for "attr": the class `obj` was made from (`obj = C(...)`)
+    in_func: str = ""       # the name of the function the call is in
 
 
 @dataclass
@@ -167,13 +227,29 @@ class Index:
     # `from m import *`) by public modules: name -> "path:line"
     reexported_names: dict[str, str] = field(default_factory=dict)
     reexported_modules: dict[str, str] = field(default_factory=dict)
+    modules: list[ModuleInfo] = field(default_factory=list)
+    # class name -> where it is defined ("path:line"), all definitions
+    class_defs: dict[str, list[str]] = field(default_factory=dict)
+    # class name -> {method name: "path:line"} (overrides are looked up here)
+    methods: dict[str, dict[str, str]] = field(default_factory=dict)
+    # the names `from m import name as alias` binds: alias -> {name}
+    alias_of: dict[str, set[str]] = field(default_factory=dict)
+    _exposure: object = None    # cache of .exposure.compute
+
+    def base_names(self, name: str) -> set[str]:
+        """The bases of class `name`, with the names their import aliases stand for."""
+        out: set[str] = set()
+        for base in self.bases.get(name, ()):
+            out.add(base)
+            out |= self.alias_of.get(base, set())
+        return out
 
     def ancestors(self, name: str) -> set[str]:
         """`name` and the names of all its base classes, transitively (by name)."""
         found = {name}
         todo = [name]
         while todo:
-            for base in self.bases.get(todo.pop(), ()):
+            for base in self.base_names(todo.pop()):
                 if base not in found:
                     found.add(base)
                     todo.append(base)
@@ -193,8 +269,8 @@ class Index:
         changed = True
         while changed:
             changed = False
-            for cls, bases in self.bases.items():
-                if cls not in found and bases & found:
+            for cls in self.bases:
+                if cls not in found and self.base_names(cls) & found:
                     found.add(cls)
                     changed = True
         return found
@@ -323,10 +399,10 @@ def bound_names(stmts: Iterable[ast.AST]) -> tuple[dict[str, int], set[str]]:
             bind(node.rest, node.lineno)
         elif isinstance(node, (ast.Global, ast.Nonlocal)):
             declared.update(node.names)
-        elif type(node).__name__ == "TypeAlias":
+        elif type(node).__name__ == "TypeAlias":     # 3.12+; the tool runs on 3.11
             name = getattr(node, "name", None)
             if isinstance(name, ast.Name):
-                bind(name.id, node.lineno)
+                bind(name.id, name.lineno)
     return bound, declared
 
 

@@ -70,7 +70,8 @@ class _Normalizer(ast.NodeTransformer):
     def visit_DictComp(self, node: ast.DictComp) -> ast.AST:
         return ast.Name("{<comprehension>}", ast.Load())
 
-    visit_SetComp = visit_DictComp
+    def visit_SetComp(self, node: ast.SetComp) -> ast.AST:
+        return ast.Name("{<comprehension>}", ast.Load())
 
     def visit_GeneratorExp(self, node: ast.GeneratorExp) -> ast.AST:
         return ast.Name("(<genexp>)", ast.Load())
@@ -104,6 +105,8 @@ class Census:
     exprs_safe: Counter[str] = field(default_factory=Counter)
     reasons: Counter[str] = field(default_factory=Counter)
     functions: int = 0
+    files_with: int = 0         # files that have at least one candidate
+    annotations: int = 0        # safe candidates whose annotation loses None
 
     @property
     def total(self) -> int:
@@ -114,6 +117,7 @@ def _reason_kind(reason: str) -> str:
     """Reduce a reason to its kind (drop names, paths and line numbers)."""
     table = [
         ("caller passes None", "a caller passes None"),
+        ("passes its own argument", "an override passes its argument on to the method"),
         ("unpacks *args", "a caller unpacks *args/**kwargs"),
         ("caller passes the sentinel", "a caller passes the sentinel"),
         ("forwards its parameter", "a caller forwards a parameter that may be the marker"),
@@ -137,6 +141,7 @@ def _reason_kind(reason: str) -> str:
         ("importable", "importable sentinel"),
         ("special method", "special method"),
         ("decorated with", "decorated function"),
+        ("(defined in a function) is used", "class defined in a function escapes"),
         ("used as a value", "function used as a value"),
         ("shares its line", "check shares its line"),
     ]
@@ -149,6 +154,9 @@ def _reason_kind(reason: str) -> str:
 def build(candidates: Sequence[Candidate], files: int, failed: int) -> Census:
     census = Census(files=files, failed=failed)
     census.functions = len({(c.path, c.def_line) for c in candidates})
+    census.files_with = len({c.path for c in candidates})
+    census.annotations = sum(c.verdict == SAFE and c.annotation_change is not None
+                             for c in candidates)
     for c in candidates:
         census.verdicts[c.verdict] += 1
         census.shapes.setdefault(c.shape, Counter())[c.verdict] += 1
@@ -170,10 +178,11 @@ def as_text(census: Census) -> str:
     t = census.total
     out = [
         f"files scanned: {census.files} (failed to parse: {census.failed})",
-        f"candidates: {t} in {census.functions} functions",
+        f"candidates: {t} in {census.functions} functions in {census.files_with} files",
     ]
     for v in VERDICTS:
         out.append(f"  {v:<13}{census.verdicts[v]:>7}  {_pct(census.verdicts[v], t):>6}")
+    out.append(f"safe rewrites whose annotation loses None: {census.annotations}")
     out.append("per shape (safe / needs review / unsafe):")
     for shape in SHAPES:
         counts = census.shapes.get(shape, Counter())

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import fnmatch
+import functools
 import json
 import os
 import shlex
@@ -27,11 +28,21 @@ shapes recognized (after an optional docstring, anywhere at the top level of
 the body; only a leading run of checks can be safe):
 """ + "".join(f"  {k:<15} {v}\n" for k, v in SHAPE_DOC.items()) + """
 verdicts:
-  safe           the rewrite keeps the behaviour for every caller the tool
-                 can see (--diff/--write apply only these, unless --apply)
+  safe           no public name reaches the function and the rewrite keeps the
+                 behaviour for every caller the tool can see (--diff/--write
+                 apply only these, unless --apply)
   needs review   would be safe, but callers the tool cannot see may pass the
-                 marker (public API, importable sentinel, decorated, ...)
-  unsafe         the rewrite would change behaviour (the reason says why)
+                 marker: the function is exposed (public module and name,
+                 re-export, `_`-module imported by a public one, __all__, public
+                 alias, a method of a class users can subclass, the private base
+                 of a public class), importable sentinel, decorated, ...
+  unsafe         the rewrite would change behaviour (the reason says why),
+                 e.g. a caller or an override in a subclass passes the marker
+Every reason of --json carries its evidence (`path:line` of the call site,
+the exposure path, the override). --write also drops the None of `T | None`,
+`Optional[T]`, `Union[T, None]` when None was only the marker, and says so
+(--keep-annotations keeps them): type checkers then flag the callers the
+analysis cannot see that still pass None.
 
 why this is not part of the patch series: it is a project tool for users
 adopting the proposal, not part of the language change, so it stays out of
@@ -78,6 +89,10 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
                      help="make those rewrites in place (each file is verified "
                           "to compile with the running interpreter first; prints "
                           "what was written instead of the report)")
+    out.add_argument("--keep-annotations", action="store_true",
+                     help="leave `T | None`, `Optional[T]`, `Union[T, None]` as they are "
+                          "(by default a rewrite drops the None that was only the marker, "
+                          "so that type checkers flag callers that still pass None)")
     out.add_argument("--census", action="store_true", help="print aggregate counts")
     out.add_argument("--census-rst", metavar="FILE", type=Path,
                      help="write the census as a reStructuredText fragment")
@@ -227,8 +242,11 @@ def analyse(paths: Sequence[Path], exclude: Sequence[str] = (),
 
 
 def report_line(c: Candidate) -> str:
+    ann = ""
+    if c.annotation_change is not None and c.verdict == SAFE:
+        ann = f" (annotation `{c.annotation_change[0]}` -> `{c.annotation_change[1]}`)"
     return (f"{c.path}:{c.line}: {c.function}({c.parameter}): {c.verdict} — "
-            f"{c.reason} — {c.shape}: {c.parameter}=>{c.expr}")
+            f"{c.reason} — {c.shape}: {c.parameter}=>{c.expr}{ann}")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -272,8 +290,9 @@ def _main(argv: Sequence[str] | None) -> int:
     if args.diff:
         for r in results:
             if r.text is not None and r.path in chosen:
-                sys.stdout.write(unified_diff(r.path, r.text,
-                                              rewrite_all(r.text, chosen[r.path])))
+                sys.stdout.write(unified_diff(
+                    r.path, r.text,
+                    rewrite_all(r.text, chosen[r.path], not args.keep_annotations)))
     if args.census or args.census_rst:
         census = build(everything, files, failed)
         if args.census:
@@ -288,30 +307,42 @@ def _main(argv: Sequence[str] | None) -> int:
                                   for pat in args.exclude)
                 excluded = f" It excludes {where} (``--exclude``)."
             intro = (f"Produced with ``{command}`` over {files} files "
-                     f"({failed} failed to parse).{excluded} *Safe* means that the "
-                     f"rewrite keeps the behaviour for every caller the tool can see; "
-                     f"*needs review* that it would be safe but callers the tool cannot "
-                     f"see may pass the marker (public API, importable sentinel, "
+                     f"({failed} failed to parse); {census.files_with} of them have "
+                     f"candidates.{excluded} *Safe* means that the "
+                     f"rewrite keeps the behaviour for every caller the tool can see and "
+                     f"that no public name reaches the function (no re-export, public "
+                     f"subclass, alias or ``__all__`` entry); *needs review* that it would "
+                     f"be safe but callers the tool cannot see may pass the marker (public "
+                     f"API, methods of classes users can subclass, importable sentinel, "
                      f"decorated or escaping functions).")
             args.census_rst.parent.mkdir(parents=True, exist_ok=True)
             args.census_rst.write_text(as_rst(census, intro), encoding="utf-8")
-    if not (args.json or args.diff or args.census or args.write):
+    if not (args.json or args.diff or args.census or args.census_rst or args.write):
         for c in shown:
             print(report_line(c))
         if not args.quiet:
             counts = ", ".join(f"{sum(c.verdict == v for c in shown)} {v}" for v in VERDICTS)
-            print(f"lbdefaults: {len(shown)} candidates ({counts}) in {files} files",
-                  file=sys.stderr)
+            with_cands = len({c.path for c in shown})
+            print(f"lbdefaults: {len(shown)} candidates ({counts}) in {with_cands} files "
+                  f"({files} scanned)", file=sys.stderr)
     if args.write:
         for r in results:
             if r.text is None or r.path not in chosen:
                 continue
             try:
                 n = write_file(Path(r.path), r.path, r.text, r.encoding, chosen[r.path],
+                               rewriter=functools.partial(
+                                   rewrite_all, annotations=not args.keep_annotations),
                                apply=args.apply)
             except (RewriteError, OSError) as exc:
                 print(f"{r.path}: not rewritten: {exc}", file=sys.stderr)
                 status = 1
             else:
                 print(f"{r.path}: rewrote {n} default(s)", file=sys.stderr)
+                if not args.keep_annotations:
+                    for c in chosen[r.path]:
+                        if c.annotation_change is not None:
+                            old, new = c.annotation_change
+                            print(f"{r.path}:{c.def_line}: {c.function}({c.parameter}): "
+                                  f"annotation `{old}` -> `{new}`", file=sys.stderr)
     return status

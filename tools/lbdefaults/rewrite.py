@@ -50,8 +50,10 @@ def _find_equals(gap: str) -> int:
     raise RewriteError("cannot find the '=' of the default")
 
 
-def plan_edits(text: str, candidates: Sequence[Candidate]) -> list[Edit]:
-    """Edits that rewrite all the given candidates of one file."""
+def plan_edits(text: str, candidates: Sequence[Candidate],
+               annotations: bool = True) -> list[Edit]:
+    """Edits that rewrite all the given candidates of one file; with
+    `annotations`, `T | None` loses its None too (see .annotations)."""
     lines = split_lines(text)
     starts = _offsets(lines)
 
@@ -69,6 +71,8 @@ def plan_edits(text: str, candidates: Sequence[Candidate]) -> list[Edit]:
         k = _find_equals(gap)
         edits.append(Edit(off(c.arg_end), off(c.default_end),
                           gap[:k] + "=>" + gap[k + 1:] + expr))
+        if annotations and c.annotation_change is not None:
+            edits.append(Edit(off(c.ann_start), off(c.ann_end), c.annotation_change[1]))
     for cands in by_function.values():
         removed = sorted(cands, key=lambda c: c.line)
         first_c = removed[0]
@@ -113,14 +117,14 @@ def apply_edits(text: str, edits: Sequence[Edit]) -> str:
 
 
 def rewrite_text(text: str, candidates: Sequence[Candidate],
-                 apply: Collection[str] = (SAFE,)) -> str:
+                 apply: Collection[str] = (SAFE,), annotations: bool = True) -> str:
     """text with the candidates whose verdict is in `apply` rewritten."""
-    return rewrite_all(text, [c for c in candidates if c.verdict in apply])
+    return rewrite_all(text, [c for c in candidates if c.verdict in apply], annotations)
 
 
-def rewrite_all(text: str, chosen: Sequence[Candidate]) -> str:
+def rewrite_all(text: str, chosen: Sequence[Candidate], annotations: bool = True) -> str:
     """text with every candidate of `chosen` rewritten, whatever its verdict."""
-    return apply_edits(text, plan_edits(text, chosen)) if chosen else text
+    return apply_edits(text, plan_edits(text, chosen, annotations)) if chosen else text
 
 
 def check_compiles(new_text: str, path: str, candidates: Sequence[Candidate],
@@ -142,7 +146,8 @@ def check_compiles(new_text: str, path: str, candidates: Sequence[Candidate],
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             a = node.args
             positional = [*a.posonlyargs, *a.args]
-            pairs = list(zip(positional[len(positional) - len(a.defaults):], a.defaults))
+            pairs: list[tuple[ast.arg, ast.expr | None]] = list(
+                zip(positional[len(positional) - len(a.defaults):], a.defaults))
             pairs += list(zip(a.kwonlyargs, a.kw_defaults))
             late += [(node.name, p.arg) for p, d in pairs if isinstance(d, late_default)]
     for c in candidates:

@@ -6,15 +6,60 @@ import ast
 from pathlib import Path
 
 from .analysis import (NONE, REVIEW, SHAPE_OR, UNSAFE, ArgInfo, CallSite, Candidate, FileResult,
-                       Index, Loc, Positions, bound_names, callee_name, decorator_name,
-                       expr_reads, is_bare_tuple, is_docstring, is_generator, is_name,
-                       marker_of, match_check, params_of, reads_locals, split_lines,
+                       Import, Index, Loc, ModuleInfo, Positions, bound_names, callee_name,
+                       decorator_name, expr_reads, is_bare_tuple, is_docstring, is_generator,
+                       is_name, marker_of, match_check, params_of, reads_locals, split_lines,
                        walk_scope)
+from .annotations import without_none
 
 
 def module_is_private(relpath: str) -> bool:
     parts = Path(relpath).with_suffix("").parts
     return any(p.startswith("_") and p not in ("__init__", "__main__") for p in parts)
+
+
+def dotted_name(relpath: str) -> str:
+    """`pkg/_impl.py` -> `pkg._impl`; `pkg/__init__.py` -> `pkg`."""
+    parts = list(Path(relpath).with_suffix("").parts)
+    if len(parts) > 1 and parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def module_info(path: str, relpath: str, tree: ast.Module, reported: bool) -> ModuleInfo:
+    """The module-scope facts the exposure analysis needs (imports, __all__,
+    top-level definitions, `name = other` aliases)."""
+    dotted = dotted_name(relpath)
+    is_package = Path(relpath).stem == "__init__"
+    info = ModuleInfo(path, dotted, not module_is_private(relpath), reported)
+    package = dotted if is_package else dotted.rpartition(".")[0]
+    for node in walk_scope(tree.body):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            info.toplevel.setdefault(node.name, node.lineno)
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                info.imports.append(Import(alias.name, "", alias.asname or "", node.lineno))
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                up = package.split(".") if package else []
+                up = up[:len(up) - (node.level - 1)] if node.level > 1 else up
+                base = ".".join([*up, *([node.module] if node.module else [])])
+            for alias in node.names:
+                info.imports.append(Import(base, alias.name, alias.asname or "", node.lineno))
+        elif isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            value = node.value
+            if any(is_name(t, "__all__") for t in targets) and value is not None:
+                info.all_names = (info.all_names or set()) | {
+                    n.value for n in ast.walk(value)
+                    if isinstance(n, ast.Constant) and isinstance(n.value, str)}
+            elif isinstance(value, (ast.Name, ast.Attribute)):
+                other = callee_name(value)
+                for t in targets:
+                    if isinstance(t, ast.Name) and other:
+                        info.aliases.append((t.id, other, node.lineno))
+    return info
 
 
 class _FileScanner(ast.NodeVisitor):
@@ -36,6 +81,8 @@ class _FileScanner(ast.NodeVisitor):
         self.public_sentinels = self._exported(tree)
         self.candidates: list[Candidate] = []
         self.scope: list[tuple[str, ast.AST]] = []   # ("class"|"def", node)
+        self.module = module_info(path, relpath, tree, reported)
+        index.modules.append(self.module)
 
     @staticmethod
     def _module_sentinels(tree: ast.Module) -> set[str]:
@@ -77,6 +124,11 @@ class _FileScanner(ast.NodeVisitor):
     def visit_ClassDef(self, node: ast.ClassDef) -> None:
         self.index.bases.setdefault(node.name, set()).update(
             n for n in (callee_name(b) for b in node.bases) if n)
+        self.index.class_defs.setdefault(node.name, []).append(f"{self.path}:{node.lineno}")
+        methods = self.index.methods.setdefault(node.name, {})
+        for stmt in node.body:
+            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                methods.setdefault(stmt.name, f"{self.path}:{stmt.lineno}")
         # bases, keywords and decorators: a base class is not a value reference
         for sub in (*node.bases, *node.keywords, *node.decorator_list):
             if not isinstance(sub, ast.Name):
@@ -108,6 +160,7 @@ class _FileScanner(ast.NodeVisitor):
         for alias in node.names:
             if alias.asname and alias.asname != alias.name:
                 self.index.aliases.setdefault(alias.name, set()).add(alias.asname)
+                self.index.alias_of.setdefault(alias.asname, set()).add(alias.name)
             if not self.exporter:
                 continue
             if alias.name == "*" and node.module:
@@ -176,6 +229,14 @@ class _FileScanner(ast.NodeVisitor):
             return ArgInfo("name", name)
         if isinstance(arg, ast.Name) and arg.id in self._none_locals():
             return ArgInfo("none-var", NONE, arg.id)
+        func = self._enclosing_function()
+        if isinstance(arg, ast.Name) and func is not None:
+            params = [p.name for p in params_of(func.args)]
+            if self._receiver_is_self(params[0] if params else ""):
+                params = params[1:]     # self/cls is not an argument of the caller's
+            if arg.id in params:
+                # the caller's own argument: matters when an override passes it on
+                return ArgInfo("param", "", arg.id)
         return None
 
     def _none_locals(self) -> set[str]:
@@ -250,19 +311,87 @@ class _FileScanner(ast.NodeVisitor):
             if info is not None:
                 keywords.append((kw.arg, info))
         if positional or keywords or star_at >= 0 or double_star:
-            obj = ""
+            obj, form, obj_class = "", "plain", ""
+            func = self._enclosing_function()
             if isinstance(node.func, ast.Attribute):
                 base = node.func.value
+                form = "expr"
                 if isinstance(base, ast.Name):
-                    obj = base.id
+                    obj, form = base.id, "attr"
+                    if self._receiver_is_self(base.id):
+                        form = "self"
+                    else:
+                        obj_class = self._instance_class(base.id)
                 elif (isinstance(base, ast.Call) and isinstance(base.func, ast.Name)
                       and base.func.id in self.super_names):
-                    obj = "super"
+                    obj, form = "super", "super"
+                elif isinstance(base, ast.Attribute):
+                    obj = base.attr         # `mod.Class.m(...)`: form stays "expr"
             cls = next((n.name for k, n in reversed(self.scope)  # type: ignore[attr-defined]
                         if k == "class"), "")
             self.index.calls.setdefault(name, []).append(
                 CallSite(self.path, node.lineno, tuple(positional), tuple(keywords), obj, cls,
-                         star_at, double_star))
+                         star_at, double_star, form, obj_class,
+                         func.name if func is not None else ""))
+
+    def _receiver_is_self(self, name: str) -> bool:
+        """`name` is the first parameter of a method (self, cls) of the class the
+        call is in, and the method does not rebind it."""
+        if len(self.scope) < 2 or self.scope[-1][0] != "def" or self.scope[-2][0] != "class":
+            return False
+        func = self.scope[-1][1]
+        if isinstance(func, ast.Lambda):
+            return False
+        decorators = {decorator_name(d) for d in func.decorator_list}  # type: ignore[attr-defined]
+        if "staticmethod" in decorators:
+            return False
+        positional = [*func.args.posonlyargs, *func.args.args]  # type: ignore[attr-defined]
+        if not positional or positional[0].arg != name:
+            return False
+        bound, _ = bound_names(func.body)  # type: ignore[attr-defined]
+        return name not in bound
+
+    def _instance_class(self, name: str) -> str:
+        """The class `name` holds when every binding of it in the enclosing
+        function is `name = C(...)` with one and the same C (else "")."""
+        func = self._enclosing_function()
+        if func is None:
+            return ""
+        cached = getattr(func, "_lbd_instances", None)
+        if cached is None:
+            classes: dict[str, set[str]] = {}
+            for sub in walk_scope(func.body):
+                targets: list[ast.expr] = []
+                if isinstance(sub, ast.Assign):
+                    targets, value = sub.targets, sub.value
+                elif isinstance(sub, (ast.AnnAssign, ast.AugAssign)):
+                    targets, value = [sub.target], sub.value  # type: ignore[assignment]
+                elif isinstance(sub, (ast.For, ast.AsyncFor, ast.With, ast.AsyncWith,
+                                      ast.NamedExpr, ast.ExceptHandler, ast.Import,
+                                      ast.ImportFrom)):
+                    # any other binding: the class is not known (the whole
+                    # statement is walked: a superset of what it binds)
+                    for t in ast.walk(sub):
+                        if isinstance(t, ast.Name) and isinstance(t.ctx, ast.Store):
+                            classes.setdefault(t.id, set()).add("")
+                    if isinstance(sub, ast.ExceptHandler) and sub.name:
+                        classes.setdefault(sub.name, set()).add("")
+                    continue
+                for t in targets:
+                    for n in ast.walk(t):
+                        if isinstance(n, ast.Name):
+                            made = (value.func.id if isinstance(value, ast.Call)
+                                    and isinstance(value.func, ast.Name)
+                                    and len(targets) == 1 and t is n else "")
+                            classes.setdefault(n.id, set()).add(made)
+            for p in params_of(func.args):
+                classes.setdefault(p.name, set()).add("")
+            _, declared = bound_names(func.body)
+            for name in declared:
+                classes.setdefault(name, set()).add("")
+            cached = {k: next(iter(v)) for k, v in classes.items() if len(v) == 1}
+            func._lbd_instances = cached  # type: ignore[union-attr]
+        return cached.get(name, "")  # type: ignore[no-any-return]
 
     # -- functions
 
@@ -363,6 +492,7 @@ class _FileScanner(ast.NodeVisitor):
                 has_docstring=start == 1,
                 param_names=tuple(q.name for q in params),
             )
+            self._annotation(cand, func, p.arg, stmt)
             probs = cand.local_problems
             if shape == SHAPE_OR:
                 probs.append((UNSAFE, f"`{pname} or EXPR` differs for falsy values "
@@ -420,6 +550,39 @@ class _FileScanner(ast.NodeVisitor):
                                  f"would change the evaluation order"))
                     break
 
+    def _annotation(self, cand: Candidate, func: ast.FunctionDef | ast.AsyncFunctionDef,
+                    arg: ast.arg, check: ast.stmt) -> None:
+        """Plan `T | None` -> `T` when None was only the marker: the default is
+        None, EXPR is not None, and nothing else in the body compares the
+        parameter with None or assigns None to it."""
+        ann = arg.annotation
+        if ann is None or cand.marker != NONE:
+            return
+        if isinstance(cand.expr_node, ast.Constant) and cand.expr_node.value is None:
+            return
+        for node in walk_scope(func.body):
+            if node is check:
+                continue
+            if isinstance(node, ast.Compare):
+                sides = [node.left, *node.comparators]
+                if (any(is_name(x, cand.parameter) for x in sides)
+                        and any(isinstance(x, ast.Constant) and x.value is None
+                                for x in sides)
+                        and not _inside(node, check)):
+                    return
+            if isinstance(node, ast.Assign) and not _inside(node, check):
+                if (isinstance(node.value, ast.Constant) and node.value.value is None
+                        and any(is_name(t, cand.parameter) for t in node.targets)):
+                    return
+
+        def segment(node: ast.expr) -> str:
+            return self.pos.segment(self.pos.start(node), self.pos.end(node))
+
+        new = without_none(ann, segment)
+        if new is not None:
+            cand.annotation_change = (segment(ann), new)
+            cand.ann_start, cand.ann_end = self.pos.start(ann), self.pos.end(ann)
+
     def _parenthesized(self, start: Loc, end: Loc) -> tuple[Loc, Loc]:
         """Widen (start, end) to the parentheses that enclose exactly it."""
         while True:
@@ -460,6 +623,10 @@ class _FileScanner(ast.NodeVisitor):
         after = self.lines[cand.stmt_end.line - 1][cand.stmt_end.col:]
         after = after.rstrip("\r\n").strip()
         return not before.strip() and (not after or after.startswith("#"))
+
+
+def _inside(node: ast.AST, outer: ast.AST) -> bool:
+    return any(sub is node for sub in ast.walk(outer))
 
 
 def scan_file(path: Path, display: str, relpath: str, text: str,
