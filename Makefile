@@ -51,13 +51,13 @@ endef
 .DEFAULT_GOAL := all
 .NOTPARALLEL:
 .PHONY: all build deps deps-check fetch tree baseline test regrtest pytest ecosystem docs docs-check \
-	debug refleak asan freethreaded fuzz fuzz-grammar bench bench-quick bench-pyperformance \
-	bench-report dogfood migrate-check demo install dist status clean help
+	debug refleak asan freethreaded tier2 series-check fuzz fuzz-grammar bench bench-quick \
+	bench-pyperformance bench-report dogfood migrate-check demo install dist status clean help
 
 all: build ## fetch, patch, regenerate, configure, build -> ./python
 
 help: ## list the targets
-	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t20
+	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t20
 
 deps: ## install the missing Debian build dependencies (as root; the first step of make)
 	@$(TOOL).deps install
@@ -104,6 +104,14 @@ asan: tree ## an AddressSanitizer build -> build/asan/python, running LATE_DEFAU
 freethreaded: tree ## a --disable-gil build -> build/freethreaded/python (GIL off), running LATE_DEFAULT_TESTS
 	$(call clone_build,freethreaded,--disable-gil)
 	@$(call late_tests,$(BUILD)/freethreaded/python,,--set PYTHON_GIL=0)
+
+tier2: tree ## a tier-2 build (--enable-experimental-jit=interpreter) -> build/tier2/python: LATE_DEFAULT_TESTS, test_capi.test_opt
+	$(call clone_build,tier2,--enable-experimental-jit=interpreter)
+	@$(call late_tests,$(BUILD)/tier2/python)
+	@$(SCRUBBED) -- $(BUILD)/tier2/python -m test test_capi.test_opt
+
+series-check: tree ## build each prefix of patches/series in build/series-check and run its patch's tests (slow: one build per patch)
+	@$(TOOL).series_check --jobs $(JOBS)
 
 fuzz: build ## the differential fuzzer for FUZZ_SECONDS (prints the seed of a mismatch)
 	@$(PYTHON) -m tools.fuzz_late_defaults --seed $(FUZZ_SEED) --cases 0 --seconds $(FUZZ_SECONDS)

@@ -75,13 +75,13 @@ def test_pyc_magic_differs_from_stock_3_13(tmp_path: Path) -> None:
     # one of CPython 3.13 are never loaded by the other interpreter.
     (magic,) = run(PYTHON, "-c", "import importlib.util as u; "
                                  "print(int.from_bytes(u.MAGIC_NUMBER[:2], 'little'))")
-    assert magic == "3581"
+    assert magic == "3582"
     source = tmp_path / "lbmod.py"
     source.write_text(MODULE)
     run(PYTHON, "-c", "import sys; sys.path.insert(0, sys.argv[1]); import lbmod",
         str(tmp_path))
     (cached,) = (tmp_path / "__pycache__").glob("lbmod.cpython-313.pyc")
-    assert int.from_bytes(cached.read_bytes()[:2], "little") == 3581
+    assert int.from_bytes(cached.read_bytes()[:2], "little") == 3582
 
 
 def test_venv_python_runs_late_defaults(tmp_path: Path) -> None:

@@ -1,0 +1,147 @@
+"""Build each prefix of the patch series and run that patch's own tests.
+
+A reviewer reads the series one patch at a time, and must be able to build and
+test any prefix of it. This checks that, in build/series-check/ (a clone of
+build/cpython reset to its pristine upstream commit): for each patch of
+patches/series in order, it applies the patch (git am), regenerates and builds
+incrementally, and runs the regression tests whose files the patch adds or
+changes (Lib/test/test_X.py or a file of the package Lib/test/test_X/ runs
+test_X; IDLE's tests run test_idle), in the environment CPython's tests need
+(no PYTHON* variables). A patch that changes no test is only built.
+
+A patch that changes the instruction set (Python/bytecodes.c or the cases
+generator) is followed by `make clean`, since CPython's Makefile does not rebuild
+every object that depends on the regenerated opcode numbers.
+
+It is not part of `make test`: ten incremental builds and their tests take about
+30 to 40 minutes on 2 cores (the first build is a full one). --from K keeps the
+tree as a previous run left it with patches 1..K-1 and goes on from patch K.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from tools.build import build, clone_tree
+from tools.common import ToolError, exits_on_tool_error, run, say, scrubbed_env
+from tools.pq import git, git_env, read_series
+from tools.paths import PATCHES, SERIES_CHECK, TREE, shown
+
+# Files whose change renumbers instructions: the build starts from `make clean`.
+INSTRUCTION_SET = ("Python/bytecodes.c", "Tools/cases_generator/")
+
+
+@dataclass
+class PatchResult:
+    name: str
+    tests: list[str]
+    seconds: float
+    ok: bool
+    detail: str = ""
+
+
+def regrtest_names(paths: list[str]) -> list[str]:
+    """The regrtest names of the test files among paths, in order, once each."""
+    names: list[str] = []
+    for path in paths:
+        parts = Path(path).parts
+        name = None
+        if parts[:2] == ("Lib", "test") and len(parts) >= 3:
+            first = parts[2]
+            if first.startswith("test_"):
+                name = first.removesuffix(".py")
+        elif parts[:3] == ("Lib", "idlelib", "idle_test"):
+            name = "test_idle"
+        if name is not None and name not in names:
+            names.append(name)
+    return names
+
+
+def touched_files(tree: Path) -> list[str]:
+    """The files that the commit at HEAD of tree adds or changes (not deletes)."""
+    out = git(tree, "show", "--name-only", "--diff-filter=AM", "--format=", "HEAD").stdout
+    return [line for line in out.splitlines() if line]
+
+
+def reset_to_upstream(tree: Path) -> None:
+    """tree = a clone of TREE at its pristine upstream commit, with nothing built."""
+    clone_tree(TREE, tree)
+    git(tree, "reset", "-q", "--hard", "upstream")
+    git(tree, "clean", "-q", "-fdx")
+
+
+def check_patch(tree: Path, patch: Path, *, jobs: int, verbose: bool) -> PatchResult:
+    """Apply patch on tree, build, and run the tests it touches."""
+    start = time.monotonic()
+    run(["git", "am", "-q", "--3way", str(patch)], cwd=tree, env=git_env(), capture=True)
+    files = touched_files(tree)
+    if any(f.startswith(INSTRUCTION_SET) for f in files) and (tree / "Makefile").is_file():
+        say(f"{patch.name}: changes the instruction set: make clean first")
+        run(["make", "clean"], cwd=tree, capture=True)
+    python = build(tree, name="series-check", regen=True, jobs=jobs, verbose=verbose)
+    tests = regrtest_names(files)
+    ok, detail = True, "built; no test changed"
+    if tests:
+        say(f"{patch.name}: running {' '.join(tests)}")
+        proc = run([python, "-m", "test", f"-j{jobs}", *tests], cwd=tree,
+                   env=scrubbed_env(), check=False)
+        ok = proc.returncode == 0
+        detail = "tests passed" if ok else f"tests failed (exit {proc.returncode})"
+    return PatchResult(patch.name, tests, time.monotonic() - start, ok, detail)
+
+
+def check_series(*, first: int = 1, jobs: int = os.cpu_count() or 1,
+                 verbose: bool = False, tree: Path = SERIES_CHECK) -> list[PatchResult]:
+    """Check patches first..N of the series (1-based); returns one result per patch.
+    Stops at a patch whose build fails (ToolError), since the later ones need it."""
+    series = read_series(PATCHES)
+    if not 1 <= first <= len(series):
+        raise ToolError(f"--from {first}: the series has patches 1 to {len(series)}")
+    if first == 1:
+        reset_to_upstream(tree)
+    elif not (tree / ".git").is_dir():
+        raise ToolError(f"--from {first} needs the tree of a previous run in {shown(tree)}")
+    else:
+        applied = int(git(tree, "rev-list", "--count", "upstream..HEAD").stdout)
+        if applied != first - 1:
+            raise ToolError(f"{shown(tree)} has {applied} patches applied, "
+                            f"not {first - 1}: start from an earlier --from")
+    results = []
+    for index, name in enumerate(series[first - 1:], start=first):
+        say(f"[{index}/{len(series)}] {name}")
+        result = check_patch(tree, PATCHES / name, jobs=jobs, verbose=verbose)
+        say(f"[{index}/{len(series)}] {name}: {result.detail} in {result.seconds:.0f} s")
+        results.append(result)
+    return results
+
+
+def summary(results: list[PatchResult]) -> str:
+    lines = [f"{'ok' if r.ok else 'FAIL':4}  {r.seconds:6.0f} s  {r.name}"
+             f"  ({' '.join(r.tests) or 'no tests'})" for r in results]
+    total = sum(r.seconds for r in results)
+    lines.append(f"{sum(r.ok for r in results)} passed, {sum(not r.ok for r in results)} "
+                 f"failed, in {total / 60:.1f} min")
+    return "\n".join(lines)
+
+
+@exits_on_tool_error
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python3 -m tools.series_check", description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--from", dest="first", type=int, default=1, metavar="K",
+                        help="start at patch K (1-based), reusing the tree of a previous run")
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--verbose", action="store_true", help="stream the build logs")
+    args = parser.parse_args(argv)
+    results = check_series(first=args.first, jobs=args.jobs, verbose=args.verbose)
+    print(summary(results))
+    return 0 if all(r.ok for r in results) else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
