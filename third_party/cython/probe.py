@@ -60,7 +60,7 @@ assert asyncio.run(m.fetch("u")) == ("u", 10.0, 10)
 assert str(inspect.signature(m.bisect_right)) == "(a, x, lo=0, hi=>len(a), *, key=None)"
 hi = m.bisect_right.__defaults__[1]
 assert m.bisect_right([1, 2, 3], 9, 0, hi) == 3
-print("compiled:", m.__file__.rsplit("/", 1)[-1], "; signature:", inspect.signature(m.bisect_right))
+print(f"compiled: {m.__file__.rsplit('/', 1)[-1]}; signature: {inspect.signature(m.bisect_right)}")
 """
 
 
