@@ -8,10 +8,10 @@ mypyc, built against the patched interpreter's headers, imported, and run with
 unittest: every chosen test must run and pass on the compiled functions. The
 same module, not compiled, runs first as the control.
 
-The compilers come from build/ecosystem/venv (third_party/cython and
-third_party/mypy, made by tools.ecosystem as for test_third_party.py); both build
+The compilers come from build/ecosystem/venv (ecosystem/patched/cython and
+ecosystem/patched/mypy, made by tools.ecosystem as for test_third_party.py); both build
 with setuptools, which that venv does not have: it is installed, at the version
-tests/ecosystem/constraints.txt pins, into a directory of its own on PYTHONPATH.
+ecosystem/constraints.txt pins, into a directory of its own on PYTHONPATH.
 
 Tests left out, and why:
 
@@ -39,7 +39,7 @@ Tests left out, and why:
   defaults from C, not from those attributes (it warns that changing them has no
   effect), for early defaults as well.
 - mypyc: a compiled function has no __defaults__ or __kwdefaults__ and shows no
-  late-default object (third_party/mypy/README.md), so every test that takes the
+  late-default object (ecosystem/patched/mypy/README.md), so every test that takes the
   late-default objects from them (BindingRuleTests,
   UnboundTests.test_mutual_references) is out; generators and coroutines with late
   defaults, and a lambda in a late default, are refused by mypyc with a clear error
@@ -65,11 +65,11 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO
-from tools import ecosystem
+from tools import ecosystem, paths
+from tools.ecosystem.manifest import requirement_versions
 from tools.common import ToolError, scrubbed_env
 
-SOURCE = REPO / "build" / "cpython" / "Lib" / "test" / "test_late_bound_defaults.py"
+SOURCE = paths.TREE / "Lib" / "test" / "test_late_bound_defaults.py"
 
 # The tests that both compilers run, by class.
 COMMON: dict[str, tuple[str, ...]] = {
@@ -208,12 +208,12 @@ SETUP_PY = textwrap.dedent("""\
 def compiler_python(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, str]]:
     """build/ecosystem/venv's python, and an environment with setuptools on PYTHONPATH."""
     try:
-        python, _ = ecosystem.prepare_venv(REPO / "python", "patched", ecosystem.load_tools(),
+        python, _ = ecosystem.prepare_venv(paths.PYTHON, "patched", ecosystem.load_tools(),
                                            ecosystem.load_unpatched())
     except ToolError as exc:
         pytest.fail(str(exc), pytrace=False)
-    version = ecosystem.requirement_versions(ecosystem.CONSTRAINTS)["setuptools"]
-    overlay = REPO / "build" / "compiled-late-defaults" / f"setuptools-{version}"
+    version = requirement_versions(ecosystem.CONSTRAINTS)["setuptools"]
+    overlay = paths.BUILD / "compiled-late-defaults" / f"setuptools-{version}"
     if not (overlay / "setuptools").is_dir():
         subprocess.run([python, "-m", "pip", "install", "--quiet", "--no-deps",
                         "--target", overlay, f"setuptools=={version}"],
