@@ -133,9 +133,10 @@ bench-report: ## render build/bench/report.md and report.png again from build/be
 dogfood: build ## Lib/ rewritten with => (DOGFOOD=safe or safe,needs-review): regrtest parity, bisection, pyperformance counts vs ./python -> build/dogfood/report.md
 	@$(TOOL).dogfood --verdicts $(DOGFOOD) --python ./python --jobs $(JOBS) --tests "$(TESTS)"
 
-docs: build ## the PEP, the CPython docs (no new warnings), the autodoc page of examples/autodoc/
+docs: build ## the PEP, the CPython docs (no new warnings), the autodoc and mkdocs pages of examples/
 	@status=0; $(TOOL).build_docs cpython || status=1; \
-		$(TOOL).build_docs autodoc --python ./python || status=1; exit $$status
+		$(TOOL).build_docs autodoc --python ./python || status=1; \
+		$(TOOL).build_mkdocs --python ./python || status=1; exit $$status
 
 docs-check: tree ## fast docs check (part of make test): the PEP with -W, sphinx-lint
 	@$(TOOL).build_docs check
