@@ -96,6 +96,14 @@ def unpack(sdist: Path, dest: Path) -> Path:
 
 
 HUNK = re.compile(r"@@ -(\d+)(?:,(\d+))? \+\d+(?:,(\d+))? @@")
+LINE = re.compile(r"[^\n]*\n|[^\n]+\Z")
+
+
+def _lines(text: str) -> list[str]:
+    """The lines of text, each with its "\\n", as patch counts them: str.splitlines()
+    also breaks at a form feed and other separators, which a test's string may hold
+    (autopep8's test_autopep8.py does), and would shift every line after it."""
+    return LINE.findall(text)
 
 
 def apply_patch(patch: str, root: Path) -> list[str]:
@@ -103,7 +111,7 @@ def apply_patch(patch: str, root: Path) -> list[str]:
 
     Each hunk must match exactly at the line its header gives (no fuzz, no offset):
     the patch is made for one release. Returns the paths it wrote."""
-    lines = patch.splitlines(keepends=True)
+    lines = _lines(patch)
     written = []
     i = 0
     while i < len(lines):
@@ -113,7 +121,7 @@ def apply_patch(patch: str, root: Path) -> list[str]:
         rel = lines[i + 1][4:].split("\t")[0].strip().split("/", 1)[1]
         target = root / rel
         i += 2
-        old = target.read_bytes().decode().splitlines(keepends=True) if target.exists() else []
+        old = _lines(target.read_bytes().decode()) if target.exists() else []
         new: list[str] = []
         pos = 0
         while i < len(lines) and lines[i].startswith("@@ "):
