@@ -12,10 +12,10 @@ yapf runs (pep8 style), in the venv of the interpreter under test, in three step
    black patch gives (``hi=>len(a)``, ``key: list[int] => []``, in a lambda
    ``scale=>2``).
 
-yapf caches its compiled grammar per user under a name made of its version and the
-interpreter's version only, so a stock and a patched 0.43.0 on one interpreter would
-share it: each run gets its own cache (XDG_CACHE_HOME) under workdir. Standard library
-only; no network.
+yapf caches its compiled grammar per user; a stock 0.43.0 names it after its version
+and the interpreter's only (the patch adds the grammar's digest), so each run gets a
+cache (XDG_CACHE_HOME) of its own under workdir, and a stock run cannot meet a pickle
+left by another build. Standard library only; no network.
 """
 
 from __future__ import annotations
