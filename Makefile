@@ -145,9 +145,10 @@ dogfood: build ## Lib/ rewritten with => (DOGFOOD=safe or safe,needs-review): re
 migrate-check: build ## lbdefaults' safe rewrites on 6 pinned PyPI releases, their suites before/after, a None probe each (minutes) -> build/migrate/report.md
 	@./python -m tools.lbdefaults.migrate_check
 
-docs: build ## the PEP, the CPython docs (no new warnings), the autodoc page of examples/autodoc/
+docs: build ## the PEP, the CPython docs (no new warnings), the autodoc and mkdocs pages of examples/
 	@status=0; $(TOOL).build_docs cpython || status=1; \
-		$(TOOL).build_docs autodoc --python $(PYTHON) || status=1; exit $$status
+		$(TOOL).build_docs autodoc --python $(PYTHON) || status=1; \
+		$(TOOL).build_mkdocs --python $(PYTHON) || status=1; exit $$status
 
 docs-check: tree ## fast docs check (part of make test): the PEP with -W, sphinx-lint
 	@$(TOOL).build_docs check

@@ -664,16 +664,16 @@ print(pad("a", None))
 
 @pytest.fixture(scope="session")
 def patched_mypy() -> Path:
-    """A venv of ./python with our patched mypy alone (from third_party/mypy, as
+    """A venv of ./python with our patched mypy alone (from ecosystem/patched/mypy, as
     tools.ecosystem builds it; the wheel is cached per user, so this is quick
     once `make ecosystem` or tests/test_third_party.py has built it)."""
-    from tools import ecosystem
+    from tools import ecosystem, paths
     from tools.common import ToolError
 
-    mypy = ecosystem.load_tool(REPO / "third_party" / "mypy")
-    layout = ecosystem.Layout(root=REPO / "build" / "lbdefaults-mypy")
+    mypy = ecosystem.load_tool(ecosystem.THIRD_PARTY / "mypy")
+    layout = ecosystem.Layout(root=paths.BUILD / "lbdefaults-mypy")
     try:
-        python, _ = ecosystem.prepare_venv(REPO / "python", "patched", [mypy], [], layout)
+        python, _ = ecosystem.prepare_venv(paths.PYTHON, "patched", [mypy], [], layout)
     except ToolError as exc:
         pytest.fail(str(exc), pytrace=False)
     return python
@@ -693,7 +693,7 @@ def test_mypy_reports_a_caller_that_passes_none_after_the_rewrite(
     (tmp_path / "user.py").write_text(PAD_USER)
 
     def mypy(*files: str) -> subprocess.CompletedProcess[str]:
-        # as third_party/mypy/probe.py runs it: the parser that uses the
+        # as ecosystem/patched/mypy/probe.py runs it: the parser that uses the
         # interpreter's ast, and the experimental feature switched on
         return subprocess.run([str(patched_mypy), "-m", "mypy", "--no-native-parser",
                                "--enable-incomplete-feature=LateBoundDefaults",

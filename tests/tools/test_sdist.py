@@ -64,3 +64,15 @@ def test_sdist_names_compare_as_pip_compares_them() -> None:
     assert not sdist.is_sdist_of(Path("sphinx-9.2.1.tar.gz"), "sphinx", "9.2.0")
     assert not sdist.is_sdist_of(Path("sphinx-9.2.0.zip"), "sphinx", "9.2.0")
     assert not sdist.is_sdist_of(Path("notes.txt"), "sphinx", "9.2.0")
+
+
+def test_a_form_feed_in_a_line_does_not_shift_the_hunks(tmp_path: Path) -> None:
+    # A line that holds a form feed is one line for patch and git (autopep8's tests
+    # have such a string); splitting lines as str.splitlines() does would move the hunk.
+    root = tmp_path / "src"
+    root.mkdir()
+    (root / "t.py").write_bytes(b"a = 1\nb = '\x0c'\nc = 3\ne = 5\n")
+    patch = tmp_path / "p.patch"
+    patch.write_text("--- a/t.py\n+++ b/t.py\n@@ -3,2 +3,3 @@\n c = 3\n+d = 4\n e = 5\n")
+    assert sdist.apply_patch(patch, root) == ["t.py"]
+    assert (root / "t.py").read_bytes() == b"a = 1\nb = '\x0c'\nc = 3\nd = 4\ne = 5\n"
