@@ -42,7 +42,8 @@ DOGFOOD_OUT = BUILD / "dogfood"         # make dogfood: its tree, logs, report.m
 INSTALL_STAGE = BUILD / "install"       # make install / make dist: the relocatable stage
 DIST = BUILD / "dist"                   # make dist: the archives
 FUZZ_GRAMMAR_OUT = BUILD / "fuzz-grammar"
-SERIES_CHECK = BUILD / "series-check"   # make series-check: the series applied patch by patch
+SERIES_CHECK = BUILD / "series-check"
+MIGRATE_OUT = BUILD / "migrate"        # make migrate-check: trees, logs, report.md   # make series-check: the series applied patch by patch
 
 
 def shown(path: Path) -> str:

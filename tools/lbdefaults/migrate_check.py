@@ -52,8 +52,10 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
 
-from tools.common import (PIP_QUIET, REPO_ROOT, ToolError, cache_dir, ensure_venv, say,
+from tools.common import (PIP_QUIET, ToolError, cache_dir, ensure_venv, say,
                           scrubbed_env, sha256_file)
+
+from tools.paths import MIGRATE_OUT
 
 from .analysis import SAFE, VERDICTS, Candidate
 from .cli import analyse
@@ -389,7 +391,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         epilog=(__doc__ or "").split("\n", 2)[2],
         formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--corpus", type=Path, default=CORPUS, help="the pinned corpus (TOML)")
-    ap.add_argument("--out", type=Path, default=REPO_ROOT / "build" / "migrate",
+    ap.add_argument("--out", type=Path, default=MIGRATE_OUT,
                     help="where the trees, logs and report go (default: build/migrate)")
     ap.add_argument("--only", action="append", default=[], metavar="NAME",
                     help="check only this library (repeatable)")
