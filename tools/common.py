@@ -26,6 +26,7 @@ import shlex
 import shutil
 import subprocess
 import sys
+import tarfile
 import threading
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
@@ -58,6 +59,16 @@ def cache_dir() -> Path:
     """Per-user cache (~/.cache/pep671, or $XDG_CACHE_HOME/pep671)."""
     base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
     return Path(base) / "pep671"
+
+
+def unpack_sdist(sdist: Path, dest: Path) -> Path:
+    """Unpack an sdist .tar.gz into dest; returns its one top directory."""
+    with tarfile.open(sdist) as tf:
+        tops = {m.name.split("/", 1)[0] for m in tf.getmembers()}
+        if len(tops) != 1:
+            raise ToolError(f"{sdist} has {len(tops)} top-level entries, not one directory")
+        tf.extractall(dest, filter="data")
+    return dest / tops.pop()
 
 
 def sha256_file(path: Path) -> str:

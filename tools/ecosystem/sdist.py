@@ -11,14 +11,13 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import tarfile
 from pathlib import Path
 from typing import Mapping
 
 from packaging.utils import InvalidSdistFilename, canonicalize_name, parse_sdist_filename
 from packaging.version import Version
 
-from tools.common import PIP_QUIET, ToolError, scrubbed_env, verify_sha256
+from tools.common import PIP_QUIET, ToolError, scrubbed_env, unpack_sdist, verify_sha256
 
 # Without a network, fail in seconds rather than after pip's configured timeout.
 PIP_NETWORK = ["--timeout", "30", "--retries", "2"]
@@ -87,12 +86,7 @@ def is_sdist_of(path: Path, name: str, version: str) -> bool:
 
 def unpack(sdist: Path, dest: Path) -> Path:
     """Unpack an sdist .tar.gz into dest; returns its top directory."""
-    with tarfile.open(sdist) as tf:
-        tops = {m.name.split("/", 1)[0] for m in tf.getmembers()}
-        if len(tops) != 1:
-            raise ToolError(f"{sdist} has {len(tops)} top-level entries, not one directory")
-        tf.extractall(dest, filter="data")
-    return dest / tops.pop()
+    return unpack_sdist(sdist, dest)
 
 
 def apply_patch(patch: Path, root: Path) -> list[str]:

@@ -44,7 +44,6 @@ import os
 import shutil
 import subprocess
 import sys
-import tarfile
 import time
 import tomllib
 import xml.etree.ElementTree as ET
@@ -53,7 +52,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from tools.common import (PIP_QUIET, ToolError, cache_dir, ensure_venv, say,
-                          scrubbed_env, sha256_file)
+                          scrubbed_env, sha256_file, unpack_sdist)
 
 from tools.paths import MIGRATE_OUT
 
@@ -146,15 +145,11 @@ def fetch(python: Path, lib: Library) -> Path:
 
 
 def unpack(sdist: Path, dest: Path) -> Path:
+    """sdist unpacked into dest, made anew; returns its top directory."""
     if dest.exists():
         shutil.rmtree(dest)
     dest.mkdir(parents=True)
-    with tarfile.open(sdist) as tf:
-        tops = {m.name.split("/", 1)[0] for m in tf.getmembers()}
-        if len(tops) != 1:
-            raise ToolError(f"{sdist} has {len(tops)} top-level entries, not one directory")
-        tf.extractall(dest, filter="data")
-    return dest / tops.pop()
+    return unpack_sdist(sdist, dest)
 
 
 def _pip(python: Path, args: list[str], what: str) -> None:
