@@ -1,0 +1,147 @@
+"""The playground page (make playground) in Debian's headless chromium, through Playwright.
+
+The page is served from build/playground by a local http.server, as a user would
+serve it. Skipped when the page, chromium or Playwright is missing, except under
+`make playground-test` (PEP671_PLAYGROUND_TEST=1), where that is a failure.
+The screenshot of the page goes to build/playground-test/screenshot.png.
+"""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import os
+import re
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tools.paths import BUILD, PLAYGROUND_OUT
+
+REQUIRED = os.environ.get("PEP671_PLAYGROUND_TEST") == "1"
+CHROMIUM = Path("/usr/bin/chromium")
+SCREENSHOT = BUILD / "playground-test" / "screenshot.png"
+LOAD_TIMEOUT_MS = 120_000
+
+
+def missing() -> str | None:
+    if not (PLAYGROUND_OUT / "index.html").is_file():
+        return f"{PLAYGROUND_OUT} is not built (make playground)"
+    if not CHROMIUM.is_file():
+        return f"{CHROMIUM} is missing (apt-get install chromium)"
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        return "playwright is not installed (tests/requirements.txt)"
+    return None
+
+
+if (why := missing()) is not None:
+    if REQUIRED:
+        pytest.fail(why, pytrace=False)
+    pytest.skip(why, allow_module_level=True)
+
+from playwright.sync_api import Browser, Page, sync_playwright  # noqa: E402
+
+
+class QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+@pytest.fixture(scope="module")
+def site() -> Iterator[str]:
+    handler = functools.partial(QuietHandler, directory=str(PLAYGROUND_OUT))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=str(CHROMIUM), headless=True,
+                              args=["--no-sandbox"])
+        try:
+            yield b
+        finally:
+            b.close()
+
+
+@pytest.fixture(scope="module")
+def page(browser: Browser, site: str) -> Iterator[Page]:
+    pg = browser.new_page(viewport={"width": 1280, "height": 800})
+    errors: list[str] = []
+    pg.on("pageerror", lambda exc: errors.append(str(exc)))
+    pg.goto(site)
+    pg.wait_for_function("window.pep671Ready === true", timeout=LOAD_TIMEOUT_MS)
+    first_ms = pg.evaluate("window.pep671FirstOutputMs")
+    print(f"\npage load to first output: {first_ms:.0f} ms")
+    yield pg
+    assert errors == []
+    pg.close()
+
+
+def run(page: Page, button: str, code: str | None = None) -> str:
+    runs = int(page.get_attribute("#output", "data-runs") or 0)
+    if code is not None:
+        page.fill("#code", code)
+    page.click(f"#{button}")
+    page.wait_for_function(f"Number(document.getElementById('output').dataset.runs) > {runs}",
+                           timeout=LOAD_TIMEOUT_MS)
+    return page.inner_text("#output")
+
+
+def test_page_loads_and_runs_the_tour(page: Page) -> None:
+    assert "def bisect_right(a, x, lo=0, hi=>len(a), *, key=None):" in page.input_value("#code")
+    out = page.inner_text("#output")
+    assert "== A default evaluated at call time, in the function's scope ==" in out
+    assert "bisect_right([1, 2, 2, 3], 2)       -> 3" in out
+    assert "with  target=>[]: [1] then [2]" in out
+    assert page.get_attribute("#output", "data-exit-code") == "0"
+    SCREENSHOT.parent.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SCREENSHOT))
+
+
+def test_late_bound_default_runs(page: Page) -> None:
+    out = run(page, "run", "def f(a, hi=>len(a)): return hi\nprint(f([1, 2, 3]))\n")
+    assert out.strip() == "3"
+    assert page.get_attribute("#output", "data-exit-code") == "0"
+
+
+def test_syntax_error_shows_the_interpreters_message(page: Page) -> None:
+    code = "def f(a, hi=>): return hi\n"
+    out = run(page, "run", code)
+    native = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    message = native.stderr.strip().splitlines()[-1]
+    assert message.startswith("SyntaxError: ")
+    assert out.strip().splitlines()[-1] == message
+    assert 'File "/main.py", line 1' in out
+    assert page.get_attribute("#output", "data-exit-code") == "1"
+
+
+def test_signature_button(page: Page) -> None:
+    out = run(page, "signature", "def f(a, hi=>len(a), *, k=>[hi]):\n    return hi\n"
+              "print('hidden')\n")
+    assert out.strip() == "f(a, hi=>len(a), *, k=>[hi])"
+
+
+def test_dis_button(page: Page) -> None:
+    out = run(page, "dis", "def f(a, hi=>len(a)):\n    return hi\n")
+    native = subprocess.run(
+        [sys.executable, "-c", "import dis\ndef f(a, hi=>len(a)):\n    return hi\n"
+         "print(*[i.opname for i in dis.get_instructions(f)])"],
+        capture_output=True, text=True, check=True)
+    assert out.startswith("== dis.dis(f) ==\n")
+    shown = [m.group() for line in out.splitlines()[1:]
+             if (m := re.search(r"\b[A-Z][A-Z_0-9]{2,}\b", line))]
+    assert shown == native.stdout.split()

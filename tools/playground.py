@@ -1,0 +1,152 @@
+"""The playground: a static page that runs build/wasm/python.wasm in the browser.
+
+  python3 -m tools.playground build          (make playground) -> build/playground/
+  python3 -m tools.playground test           (make playground-test)
+  python3 -m tools.playground dist           -> build/dist/pep671-playground-VERSION.tar.xz
+
+build copies playground/index.html and playground.js, examples/tour.py (the
+code the editor starts with), python.wasm and lib/python313.zip (make wasm),
+and the WASI shim, @bjorn3/browser_wasi_shim at the exact version of
+playground/package-lock.json (`npm ci` in build/playground-npm, only when the
+lock changed). No server code: `python3 -m http.server -d build/playground`
+serves it.
+
+test runs tests/test_wasm.py (python.wasm under Node.js's WASI) and
+tests/test_playground.py (the page in Debian's headless chromium, driven by
+Playwright from build/venv) with PEP671_PLAYGROUND_TEST=1, so that a missing
+piece fails instead of skipping. chromium is installed first when missing (as
+root, through tools.deps; otherwise the command to run is shown).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from tools import deps
+from tools.common import (ToolError, built_python, ensure_venv, exits_on_tool_error, rel, run,
+                          say, scrubbed_env, sha256_file)
+from tools.paths import (BUILD, DIST, PLAYGROUND, PLAYGROUND_OUT, PYTHON, REPO,
+                         TEST_REQUIREMENTS, TESTS, VENV, WASM_LIB, WASM_PYTHON, shown)
+
+NPM_DIR = BUILD / "playground-npm"
+SHIM = Path("node_modules/@bjorn3/browser_wasi_shim")
+PAGE_FILES = ("index.html", "playground.js")
+TOUR = REPO / "examples" / "tour.py"
+BROWSER_PACKAGES = ["chromium"]
+CHROMIUM = Path("/usr/bin/chromium")
+TEST_FILES = [TESTS / "test_wasm.py", TESTS / "test_playground.py"]
+
+
+def npm_install() -> Path:
+    """The shim's directory in build/playground-npm/node_modules, from `npm ci`."""
+    npm = shutil.which("npm")
+    if npm is None:
+        raise ToolError("npm (Node.js 20) is not on PATH: it installs the page's WASI shim")
+    lock = PLAYGROUND / "package-lock.json"
+    stamp = NPM_DIR / ".lock-sha256"
+    want = sha256_file(lock)
+    if not (stamp.is_file() and stamp.read_text().strip() == want and (NPM_DIR / SHIM).is_dir()):
+        shutil.rmtree(NPM_DIR, ignore_errors=True)
+        NPM_DIR.mkdir(parents=True)
+        for name in ("package.json", "package-lock.json"):
+            shutil.copy2(PLAYGROUND / name, NPM_DIR / name)
+        say(f"[playground] npm ci in {rel(NPM_DIR)} (the pinned WASI shim)")
+        run([npm, "ci", "--ignore-scripts", "--no-audit", "--no-fund"], cwd=NPM_DIR,
+            capture=True)
+        stamp.write_text(want + "\n")
+    return NPM_DIR / SHIM
+
+
+def build() -> Path:
+    for need in (WASM_PYTHON, WASM_LIB / "python313.zip"):
+        if not need.is_file():
+            raise ToolError(f"{shown(need)} is missing (run `make wasm`)")
+    shim = npm_install()
+    t0 = time.monotonic()
+    out = PLAYGROUND_OUT
+    if out.exists():
+        shutil.rmtree(out)
+    (out / "lib").mkdir(parents=True)
+    (out / "vendor" / "browser_wasi_shim").mkdir(parents=True)
+    for name in PAGE_FILES:
+        shutil.copy2(PLAYGROUND / name, out / name)
+    shutil.copy2(TOUR, out / "tour.py")
+    shutil.copy2(WASM_PYTHON, out / "python.wasm")
+    shutil.copy2(WASM_LIB / "python313.zip", out / "lib" / "python313.zip")
+    for path in [*(shim / "dist").glob("*.js"), *shim.glob("LICENSE-*")]:
+        shutil.copy2(path, out / "vendor" / "browser_wasi_shim" / path.name)
+    size = sum(p.stat().st_size for p in out.rglob("*") if p.is_file())
+    say(f"[playground] {shown(out)}: {size / 1e6:.1f} MB in {time.monotonic() - t0:.1f}s; "
+        f"serve it with `python3 -m http.server -d {shown(out)}`")
+    return out
+
+
+def ensure_chromium() -> None:
+    todo = deps.missing(BROWSER_PACKAGES)
+    if not todo:
+        return
+    if os.geteuid() != 0:
+        raise ToolError("the browser test needs Debian's chromium\n"
+                        "  as root: apt-get update && apt-get install chromium "
+                        "(or run `make playground-test` as root)")
+    deps.install(todo, dry_run=False)
+
+
+def test(python: Path, pytest_args: list[str]) -> int:
+    if not (PLAYGROUND_OUT / "index.html").is_file():
+        raise ToolError(f"{shown(PLAYGROUND_OUT)} is missing (run `make playground`)")
+    ensure_chromium()
+    vpy = ensure_venv(built_python(python), VENV.absolute(), [TEST_REQUIREMENTS])
+    args = [*map(str, TEST_FILES), "-v", *pytest_args]
+    say(f"[playground] {rel(vpy)} -m pytest {' '.join(args)}")
+    env = scrubbed_env({"PEP671_PLAYGROUND_TEST": "1"})
+    return subprocess.run([str(vpy), "-m", "pytest", *args], cwd=REPO, env=env,
+                          stdin=subprocess.DEVNULL).returncode
+
+
+def dist(version: str) -> Path:
+    """build/dist/pep671-playground-VERSION.tar.xz: build/playground under one directory."""
+    if not (PLAYGROUND_OUT / "index.html").is_file():
+        raise ToolError(f"{shown(PLAYGROUND_OUT)} is missing (run `make playground`)")
+    top = f"pep671-playground-{version}"
+    DIST.mkdir(parents=True, exist_ok=True)
+    archive = DIST.absolute() / f"{top}.tar.xz"
+    partial = archive.with_name(archive.name + ".part")
+    run(["tar", "--sort=name", "--owner=0", "--group=0", "--numeric-owner",
+         "--mtime=2025-06-11 12:00Z", f"--transform=s,^playground,{top},", "-I", "xz -T0 -6",
+         "-cf", str(partial), "-C", str(PLAYGROUND_OUT.parent), PLAYGROUND_OUT.name])
+    os.replace(partial, archive)
+    say(f"[playground] {rel(archive)}: {archive.stat().st_size / 1e6:.1f} MB")
+    return archive
+
+
+@exits_on_tool_error
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python3 -m tools.playground", description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    sub.add_parser("build", help=f"write {shown(PLAYGROUND_OUT)}")
+    t = sub.add_parser("test", help="the wasm and browser tests (pytest, from build/venv)")
+    t.add_argument("--python", type=Path, default=PYTHON,
+                   help="the interpreter whose venv runs pytest (default: ./python)")
+    t.add_argument("pytest_args", nargs="*", help="more arguments for pytest")
+    d = sub.add_parser("dist", help="write build/dist/pep671-playground-VERSION.tar.xz")
+    d.add_argument("--version", required=True, help="e.g. the output of tools.pq version")
+    args = ap.parse_args(argv)
+    if args.cmd == "build":
+        build()
+    elif args.cmd == "test":
+        return test(args.python, args.pytest_args)
+    else:
+        print(dist(args.version))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
