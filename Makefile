@@ -160,8 +160,9 @@ demo: build ## run the short tour with ./python
 install: build ## install the interpreter into PREFIX (default ~/.local/pep671) like make altinstall
 	@$(TOOL).install install --prefix "$(PREFIX)"
 
-dist: build ## a relocatable build/dist/pep671-VERSION-PLATFORM.tar.xz and its SHA256SUMS
+dist: build ## a relocatable build/dist/pep671-VERSION-PLATFORM.tar.xz and its SHA256SUMS; the playground's archive too when make wasm has run
 	@$(TOOL).install dist
+	@$(TOOL).playground dist --only-if-built
 
 wasm: build ## the patched interpreter cross-compiled to wasm32-wasi -> build/wasm/python.wasm + lib/python313.zip (cached)
 	@$(TOOL).wasm build --jobs $(JOBS) $(BUILD_TAG)

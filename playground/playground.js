@@ -80,7 +80,7 @@ async function runPython(args) {
     ]),
   ];
   const wasi = new WASI(["python", ...args],
-                        ["PYTHONHOME=/", "PYTHONDONTWRITEBYTECODE=1", "HOME=/tmp"], fds);
+                        ["PYTHONHOME=/", "PYTHONDONTWRITEBYTECODE=1", "PYTHON_COLORS=0", "HOME=/tmp"], fds);
   const instance = await WebAssembly.instantiate(module, {
     wasi_snapshot_preview1: wasi.wasiImport,
   });

@@ -2,7 +2,8 @@
 
   python3 -m tools.playground build          (make playground) -> build/playground/
   python3 -m tools.playground test           (make playground-test)
-  python3 -m tools.playground dist           -> build/dist/pep671-playground-VERSION.tar.xz
+  python3 -m tools.playground dist [--only-if-built]
+                          -> build/dist/pep671-playground-VERSION.tar.xz (make dist)
 
 build copies playground/index.html and playground.js, examples/tour.py (the
 code the editor starts with), python.wasm and lib/python313.zip (make wasm),
@@ -21,6 +22,7 @@ root, through tools.deps; otherwise the command to run is shown).
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import shutil
 import subprocess
@@ -28,11 +30,13 @@ import sys
 import time
 from pathlib import Path
 
-from tools import deps
+from tools import deps, wasm
+from tools.install import write_sha256sums
 from tools.common import (ToolError, built_python, ensure_venv, exits_on_tool_error, rel, run,
                           say, scrubbed_env, sha256_file)
-from tools.paths import (BUILD, DIST, PLAYGROUND, PLAYGROUND_OUT, PYTHON, REPO,
-                         TEST_REQUIREMENTS, TESTS, VENV, WASM_LIB, WASM_PYTHON, shown)
+from tools.paths import (BUILD, CPYTHON_VERSION, DIST, PLAYGROUND, PLAYGROUND_OUT, PYTHON, REPO,
+                         TEST_REQUIREMENTS, TESTS, VENV, WASM_LIB, WASM_OUT, WASM_PYTHON,
+                         shown)
 
 NPM_DIR = BUILD / "playground-npm"
 SHIM = Path("node_modules/@bjorn3/browser_wasi_shim")
@@ -110,19 +114,33 @@ def test(python: Path, pytest_args: list[str]) -> int:
                           stdin=subprocess.DEVNULL).returncode
 
 
-def dist(version: str) -> Path:
-    """build/dist/pep671-playground-VERSION.tar.xz: build/playground under one directory."""
-    if not (PLAYGROUND_OUT / "index.html").is_file():
-        raise ToolError(f"{shown(PLAYGROUND_OUT)} is missing (run `make playground`)")
-    top = f"pep671-playground-{version}"
+def dist(only_if_built: bool) -> Path | None:
+    """build/dist/pep671-playground-VERSION.tar.xz: the site under one directory, VERSION
+    from the wasm build's tag; SHA256SUMS written again. With only_if_built, nothing is
+    built when neither build/wasm nor its cache entry is there (a cold wasm build takes
+    minutes): a line says so and None is returned."""
+    if not WASM_PYTHON.is_file():
+        if not wasm.restore(wasm.cache_entry(wasm.inputs_digest())):
+            if only_if_built:
+                say("[playground] no wasm build (build/wasm, or its cache entry): the "
+                    "playground archive is not written; `make wasm` first, then `make dist`")
+                return None
+            raise ToolError(f"{shown(WASM_PYTHON)} is missing (run `make wasm`)")
+        say("[playground] build/wasm restored from its cache entry")
+    build()
+    tag = json.loads((WASM_OUT / "build-info.json").read_text())["build_tag"] or "untagged"
+    top = f"pep671-playground-{CPYTHON_VERSION}-{tag.removeprefix('pep671-')}"
     DIST.mkdir(parents=True, exist_ok=True)
     archive = DIST.absolute() / f"{top}.tar.xz"
     partial = archive.with_name(archive.name + ".part")
     run(["tar", "--sort=name", "--owner=0", "--group=0", "--numeric-owner",
-         "--mtime=2025-06-11 12:00Z", f"--transform=s,^playground,{top},", "-I", "xz -T0 -6",
-         "-cf", str(partial), "-C", str(PLAYGROUND_OUT.parent), PLAYGROUND_OUT.name])
+         "--mtime=2025-06-11 12:00Z", f"--transform=s,^{PLAYGROUND_OUT.name},{top},",
+         "-I", "xz -T0 -6", "-cf", str(partial), "-C", str(PLAYGROUND_OUT.parent),
+         PLAYGROUND_OUT.name])
     os.replace(partial, archive)
-    say(f"[playground] {rel(archive)}: {archive.stat().st_size / 1e6:.1f} MB")
+    sums = write_sha256sums(DIST)
+    say(f"[playground] {rel(archive)}: {archive.stat().st_size / 1e6:.1f} MB; "
+        f"checksums in {rel(sums)}")
     return archive
 
 
@@ -137,14 +155,15 @@ def main(argv: list[str] | None = None) -> int:
                    help="the interpreter whose venv runs pytest (default: ./python)")
     t.add_argument("pytest_args", nargs="*", help="more arguments for pytest")
     d = sub.add_parser("dist", help="write build/dist/pep671-playground-VERSION.tar.xz")
-    d.add_argument("--version", required=True, help="e.g. the output of tools.pq version")
+    d.add_argument("--only-if-built", action="store_true",
+                   help="write nothing (and say so) when there is no wasm build to use")
     args = ap.parse_args(argv)
     if args.cmd == "build":
         build()
     elif args.cmd == "test":
         return test(args.python, args.pytest_args)
-    else:
-        print(dist(args.version))
+    elif (archive := dist(args.only_if_built)) is not None:
+        print(archive)
     return 0
 
 
