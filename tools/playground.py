@@ -30,11 +30,11 @@ import sys
 import time
 from pathlib import Path
 
-from tools import deps, wasm
+from tools import deps, pq, wasm
 from tools.install import write_sha256sums
 from tools.common import (ToolError, built_python, ensure_venv, exits_on_tool_error, rel, run,
                           say, scrubbed_env, sha256_file)
-from tools.paths import (BUILD, CPYTHON_VERSION, DIST, PLAYGROUND, PLAYGROUND_OUT, PYTHON, REPO,
+from tools.paths import (BUILD, CPYTHON_VERSION, DIST, PATCHES, TREE, PLAYGROUND, PLAYGROUND_OUT, PYTHON, REPO,
                          TEST_REQUIREMENTS, TESTS, VENV, WASM_LIB, WASM_OUT, WASM_PYTHON,
                          shown)
 
@@ -120,7 +120,8 @@ def dist(only_if_built: bool) -> Path | None:
     built when neither build/wasm nor its cache entry is there (a cold wasm build takes
     minutes): a line says so and None is returned."""
     if not WASM_PYTHON.is_file():
-        if not wasm.restore(wasm.cache_entry(wasm.inputs_digest())):
+        tag = pq.build_tag(TREE, PATCHES) if (TREE / ".git").is_dir() else None
+        if not (tag and wasm.restore(wasm.cache_entry(wasm.inputs_digest(tag)))):
             if only_if_built:
                 say("[playground] no wasm build (build/wasm, or its cache entry): the "
                     "playground archive is not written; `make wasm` first, then `make dist`")

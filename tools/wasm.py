@@ -14,8 +14,9 @@ Steps (each announced with ==> [wasm]; logs in build/logs/wasm-*.log):
      builtins and wasi-libc, at the exact versions of TOOLCHAIN (installed
      when missing, as root, through tools.deps; otherwise the command to run)
   2. the cache: ~/.cache/pep671/wasm/<digest>/, keyed by the digest of the
-     inputs (patches/, the tarball's sha256, TOOLCHAIN, this file). When it is
-     there, it is copied to build/wasm/ and nothing is built.
+     inputs (patches/, the tarball's sha256, TOOLCHAIN, this file, the build
+     tag). When it is there, it is copied to build/wasm/ and nothing is built.
+     A tree with unexported work (a -dirty tag) is built without the cache.
   3. build/wasm/work/src: a clone of build/cpython at its HEAD, with the files the
      native build regenerated (tools.tree_files) copied over; build/cpython's
      in-tree build is not touched
@@ -92,6 +93,7 @@ WORK = WASM_OUT / "work"
 SRC = WORK / "src"
 HOST = WORK / "host"
 NODE_RUNNER = REPO / "playground" / "wasi-node.mjs"
+KEEP_CACHED = 4      # cache entries kept (other branches of the patches have theirs)
 CACHE_FILES = ("python.wasm", f"lib/{ZIP_NAME}", "build-info.json")
 
 
@@ -119,11 +121,12 @@ def ensure_toolchain() -> None:
     deps.install(todo, dry_run=False)
 
 
-def inputs_digest() -> str:
-    """sha256 of what the wasm build is made from (see the module docstring)."""
+def inputs_digest(build_tag: str | None = None) -> str:
+    """sha256 of what the wasm build is made from (see the module docstring), and of the
+    build tag that sys.version will show."""
     h = hashlib.sha256()
     for part in (TARBALL_SHA256, json.dumps(TOOLCHAIN, sort_keys=True),
-                 json.dumps(sorted(STDLIB_EXCLUDE))):
+                 json.dumps(sorted(STDLIB_EXCLUDE)), build_tag or ""):
         h.update(part.encode() + b"\0")
     h.update(Path(__file__).read_bytes() + b"\0")
     for patch in sorted(PATCHES.iterdir()):
@@ -147,7 +150,8 @@ def restore(entry: Path) -> bool:
 
 
 def store(entry: Path) -> None:
-    """Copy build/wasm's outputs into the cache entry (written aside, then renamed)."""
+    """Copy build/wasm's outputs into the cache entry (written aside, then renamed);
+    only the KEEP_CACHED newest entries are kept."""
     part = entry.with_name(entry.name + f".part-{os.getpid()}")
     shutil.rmtree(part, ignore_errors=True)
     (part / "lib").mkdir(parents=True)
@@ -155,6 +159,10 @@ def store(entry: Path) -> None:
         shutil.copy2(WASM_OUT / name, part / name)
     shutil.rmtree(entry, ignore_errors=True)
     os.replace(part, entry)
+    entries = sorted((p for p in entry.parent.iterdir() if p.is_dir() and ".part-" not in p.name),
+                     key=lambda p: p.stat().st_mtime, reverse=True)
+    for old in entries[KEEP_CACHED:]:
+        shutil.rmtree(old, ignore_errors=True)
 
 
 def prepare_source() -> None:
@@ -209,14 +217,20 @@ def build_stdlib_zip(lib: Path, sysconfigdata: list[Path], out: Path) -> tuple[i
 def build(jobs: int, build_tag: str | None, verbose: bool) -> Path:
     t0 = time.monotonic()
     ensure_toolchain()
-    digest = inputs_digest()
+    digest = inputs_digest(build_tag)
     entry = cache_entry(digest)
-    if restore(entry):
+    # a tree with work that is not in patches/ is not what the digest says: no cache
+    cacheable = not (build_tag or "").endswith("-dirty")
+    if not cacheable:
+        say("[wasm] build/cpython has work that is not in patches/ (tag "
+            f"{build_tag}): building without the cache")
+    elif restore(entry):
         say(f"[wasm] cache hit ({rel(entry)}): {shown(WASM_PYTHON)} and "
             f"{shown(WASM_LIB / ZIP_NAME)} restored, nothing built")
         report()
         return WASM_PYTHON
-    say(f"[wasm] cache miss (digest {digest[:24]}): building (about 5 minutes on 2 cores)")
+    else:
+        say(f"[wasm] cache miss (digest {digest[:24]}): building (3-6 minutes on 2 cores)")
     prepare_source()
     if HOST.exists():
         shutil.rmtree(HOST)
@@ -247,8 +261,10 @@ def build(jobs: int, build_tag: str | None, verbose: bool) -> Path:
             "build_seconds": round(time.monotonic() - t0),
             "python.wasm sha256": sha256_file(WASM_PYTHON)}
     (WASM_OUT / "build-info.json").write_text(json.dumps(info, indent=2) + "\n")
-    store(entry)
-    say(f"[wasm] built in {time.monotonic() - t0:.0f}s; cached in {rel(entry)}")
+    if cacheable:
+        store(entry)
+    say(f"[wasm] built in {time.monotonic() - t0:.0f}s" +
+        (f"; cached in {rel(entry)}" if cacheable else ""))
     report()
     return WASM_PYTHON
 
@@ -294,7 +310,8 @@ def main(argv: list[str] | None = None) -> int:
     r = sub.add_parser("run", help="run python.wasm under Node.js with these arguments; "
                        "the current directory is mounted at /work (give guest paths: /work/FILE)")
     r.add_argument("python_args", nargs=argparse.REMAINDER)
-    sub.add_parser("digest", help="print the digest of the inputs (the cache key)")
+    d = sub.add_parser("digest", help="print the digest of the inputs (the cache key)")
+    d.add_argument("--build-tag", help="as for build")
     z = sub.add_parser("stdlib-zip", help="(internal: run by the build Python) write the zip")
     z.add_argument("--lib", type=Path, required=True)
     z.add_argument("--out", type=Path, required=True)
@@ -307,7 +324,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.cmd == "build":
         build(args.jobs, args.build_tag, args.verbose)
     elif args.cmd == "digest":
-        print(inputs_digest())
+        print(inputs_digest(args.build_tag))
     elif args.cmd == "stdlib-zip":
         count, size = build_stdlib_zip(args.lib, args.extra, args.out)
         say(f"[wasm] {rel(args.out)}: {count} modules, {size / 1e6:.1f} MB")
