@@ -123,6 +123,7 @@ async function load() {
   stdlib = new Uint8Array(zip);
   code.value = tour;
   const loadedMs = Math.round(performance.now() - started);
+  window.pep671LoadedMs = performance.now();
   for (const button of buttons) {
     button.addEventListener("click", () => press(button.id));
   }

@@ -84,8 +84,10 @@ def page(browser: Browser, site: str) -> Iterator[Page]:
     pg.on("pageerror", lambda exc: errors.append(str(exc)))
     pg.goto(site)
     pg.wait_for_function("window.pep671Ready === true", timeout=LOAD_TIMEOUT_MS)
-    first_ms = pg.evaluate("window.pep671FirstOutputMs")
-    print(f"\npage load to first output: {first_ms:.0f} ms")
+    loaded, first, done = pg.evaluate("[window.pep671LoadedMs, window.pep671FirstOutputMs, "
+                                      "performance.now()]")
+    print(f"\nafter navigation: python.wasm compiled {loaded:.0f} ms, first output line "
+          f"{first:.0f} ms, the tour done {done:.0f} ms")
     yield pg
     assert errors == []
     pg.close()

@@ -107,7 +107,7 @@ def test(python: Path, pytest_args: list[str]) -> int:
         raise ToolError(f"{shown(PLAYGROUND_OUT)} is missing (run `make playground`)")
     ensure_chromium()
     vpy = ensure_venv(built_python(python), VENV.absolute(), [TEST_REQUIREMENTS])
-    args = [*map(str, TEST_FILES), "-v", *pytest_args]
+    args = [*map(str, TEST_FILES), "-v", "-s", *pytest_args]  # -s: the page's timings
     say(f"[playground] {rel(vpy)} -m pytest {' '.join(args)}")
     env = scrubbed_env({"PEP671_PLAYGROUND_TEST": "1"})
     return subprocess.run([str(vpy), "-m", "pytest", *args], cwd=REPO, env=env,
