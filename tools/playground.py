@@ -34,16 +34,15 @@ from tools import deps, pq, wasm
 from tools.install import write_sha256sums
 from tools.common import (ToolError, built_python, ensure_venv, exits_on_tool_error, rel, run,
                           say, scrubbed_env, sha256_file)
-from tools.paths import (BUILD, CPYTHON_VERSION, DIST, PATCHES, TREE, PLAYGROUND, PLAYGROUND_OUT, PYTHON, REPO,
-                         TEST_REQUIREMENTS, TESTS, VENV, WASM_LIB, WASM_OUT, WASM_PYTHON,
-                         shown)
+from tools.paths import (BUILD, CPYTHON_VERSION, DIST, PATCHES, PLAYGROUND, PLAYGROUND_OUT,
+                         PYTHON, REPO, TEST_REQUIREMENTS, TESTS, TREE, VENV, WASM_LIB, WASM_OUT,
+                         WASM_PYTHON, shown)
 
 NPM_DIR = BUILD / "playground-npm"
 SHIM = Path("node_modules/@bjorn3/browser_wasi_shim")
 PAGE_FILES = ("index.html", "playground.js")
 TOUR = REPO / "examples" / "tour.py"
 BROWSER_PACKAGES = ["chromium"]
-CHROMIUM = Path("/usr/bin/chromium")
 TEST_FILES = [TESTS / "test_wasm.py", TESTS / "test_playground.py"]
 
 

@@ -10,6 +10,8 @@ from pathlib import Path
 import pytest
 
 from tools import wasm
+from tools.common import ToolError
+from tools.paths import REPO
 
 
 def test_digest_is_stable_and_follows_the_build_tag() -> None:
@@ -81,12 +83,12 @@ def test_stdlib_zip_is_sourceless_and_importable(tmp_path: Path) -> None:
 
 
 def test_node_command_needs_the_build(out: Path) -> None:
-    with pytest.raises(wasm.ToolError, match="make wasm"):
+    with pytest.raises(ToolError, match="make wasm"):
         wasm.node_command(["-c", "pass"])
 
 
 def test_help() -> None:
     for tool in ("wasm", "playground"):
         proc = subprocess.run([sys.executable, "-m", f"tools.{tool}", "--help"],
-                              capture_output=True, text=True, cwd=wasm.REPO)
+                              capture_output=True, text=True, cwd=REPO)
         assert proc.returncode == 0 and "usage:" in proc.stdout
