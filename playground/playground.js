@@ -1,10 +1,8 @@
 // The pep671 playground: runs python.wasm (CPython 3.13.5 + PEP 671, wasm32-wasi) in
-// the page through @bjorn3/browser_wasi_shim. The editor's code is the file /main.py of
-// an in-memory file system; the stdlib is /lib/python313.zip. Each button runs a new
-// instance of the compiled module, so one run cannot disturb the next.
-import {
-  ConsoleStdout, Directory, File, OpenFile, PreopenDirectory, WASI,
-} from "./vendor/browser_wasi_shim/index.js";
+// the page through @bjorn3/browser_wasi_shim. The module is compiled once, here; each
+// button runs a new instance of it in worker.js, with the editor's code as the file
+// /main.py of an in-memory file system and the stdlib as /lib/python313.zip. Stop
+// terminates the worker (and with it a run that does not end).
 
 const started = performance.now();
 const $ = (id) => document.getElementById(id);
@@ -12,6 +10,7 @@ const code = $("code");
 const output = $("output");
 const status = $("status");
 const buttons = ["run", "dis", "signature"].map($);
+const stop = $("stop");
 
 // What the dis and inspect.signature buttons run: the code is executed with its own
 // output hidden, then each function it defined is shown.
@@ -39,6 +38,8 @@ for name, function in functions:
 
 let module = null;
 let stdlib = null;
+let worker = null;
+let finish = null;   // ends the run in progress: finish(exitCode)
 
 function show(text, stream) {
   const line = document.createElement("span");
@@ -50,68 +51,50 @@ function show(text, stream) {
   }
 }
 
-// A stream shown line by line; flush() shows a last line that has no newline.
-function stream(name) {
-  const decoder = new TextDecoder("utf-8");
-  let pending = "";
-  const fd = new ConsoleStdout((bytes) => {
-    pending += decoder.decode(bytes, { stream: true });
-    const lines = pending.split("\n");
-    pending = lines.pop();
-    for (const line of lines) show(line, name);
-  });
-  fd.flush = () => {
-    if (pending) show(pending, name);
-    pending = "";
+function newWorker() {
+  worker = new Worker("worker.js", { type: "module" });
+  worker.onmessage = ({ data }) => {
+    if (data.kind === "line") show(data.text, data.stream);
+    else if (finish) finish(data.code);
   };
-  return fd;
+  worker.onerror = (event) => {
+    show(`the worker failed: ${event.message}`, "stderr");
+    if (finish) finish(-1);
+  };
 }
 
-async function runPython(args) {
-  const source = new TextEncoder().encode(code.value);
-  const fds = [
-    new OpenFile(new File([])),
-    stream("stdout"),
-    stream("stderr"),
-    new PreopenDirectory("/", [
-      ["main.py", new File(source)],
-      ["lib", new Directory([["python313.zip", new File(stdlib, { readonly: true })]])],
-      ["tmp", new Directory([])],
-    ]),
-  ];
-  const wasi = new WASI(["python", ...args],
-                        ["PYTHONHOME=/", "PYTHONDONTWRITEBYTECODE=1", "PYTHON_COLORS=0", "HOME=/tmp"], fds);
-  const instance = await WebAssembly.instantiate(module, {
-    wasi_snapshot_preview1: wasi.wasiImport,
-  });
-  try {
-    return wasi.start(instance);
-  } finally {
-    fds[1].flush();
-    fds[2].flush();
-  }
+function busy(running) {
+  for (const button of buttons) button.disabled = running;
+  stop.disabled = !running;
 }
 
-async function press(kind) {
-  for (const button of buttons) button.disabled = true;
+function press(kind) {
   output.textContent = "";
   status.textContent = "running…";
+  busy(true);
   const args = kind === "run" ? ["/main.py"] : ["-c", SHOW, kind];
   const t0 = performance.now();
-  let exitCode;
-  try {
-    exitCode = await runPython(args);
-  } catch (error) {
-    show(`the WebAssembly instance stopped: ${error}`, "stderr");
-    exitCode = -1;
-  }
-  const ms = Math.round(performance.now() - t0);
-  status.textContent = `${kind === "run" ? "ran" : kind} in ${ms} ms` +
-    (exitCode ? `, exit status ${exitCode}` : "");
-  output.dataset.exitCode = String(exitCode);
-  output.dataset.runs = String(Number(output.dataset.runs || 0) + 1);
-  for (const button of buttons) button.disabled = false;
+  return new Promise((resolve) => {
+    finish = (exitCode) => {
+      finish = null;
+      const ms = Math.round(performance.now() - t0);
+      status.textContent = `${kind === "run" ? "ran" : kind} in ${ms} ms` +
+        (exitCode ? `, exit status ${exitCode}` : "");
+      output.dataset.exitCode = String(exitCode);
+      output.dataset.runs = String(Number(output.dataset.runs || 0) + 1);
+      busy(false);
+      resolve();
+    };
+    worker.postMessage({ module, stdlib, code: code.value, args });
+  });
 }
+
+stop.addEventListener("click", () => {
+  worker.terminate();
+  newWorker();
+  show("(stopped)", "stderr");
+  if (finish) finish("stopped");
+});
 
 async function load() {
   const [wasm, zip, tour] = await Promise.all([
@@ -124,6 +107,7 @@ async function load() {
   code.value = tour;
   const loadedMs = Math.round(performance.now() - started);
   window.pep671LoadedMs = performance.now();
+  newWorker();
   for (const button of buttons) {
     button.addEventListener("click", () => press(button.id));
   }

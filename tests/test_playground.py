@@ -147,3 +147,16 @@ def test_dis_button(page: Page) -> None:
     shown = [m.group() for line in out.splitlines()[1:]
              if (m := re.search(r"\b[A-Z][A-Z_0-9]{2,}\b", line))]
     assert shown == native.stdout.split()
+
+
+def test_stop_ends_an_endless_loop(page: Page) -> None:
+    runs = int(page.get_attribute("#output", "data-runs") or 0)
+    page.fill("#code", "print('looping', flush=True)\nwhile True:\n    pass\n")
+    page.click("#run")
+    page.wait_for_function("document.getElementById('output').innerText.includes('looping')",
+                           timeout=LOAD_TIMEOUT_MS)
+    assert page.get_attribute("#output", "data-runs") == str(runs)   # still running
+    page.click("#stop")
+    page.wait_for_function(f"Number(document.getElementById('output').dataset.runs) > {runs}")
+    assert page.inner_text("#output").strip().splitlines() == ["looping", "(stopped)"]
+    assert run(page, "run", "print(sum(range(10)))\n").strip() == "45"

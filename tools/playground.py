@@ -5,7 +5,7 @@
   python3 -m tools.playground dist [--only-if-built]
                           -> build/dist/pep671-playground-VERSION.tar.xz (make dist)
 
-build copies playground/index.html and playground.js, examples/tour.py (the
+build copies playground/index.html, playground.js and worker.js, examples/tour.py (the
 code the editor starts with), python.wasm and lib/python313.zip (make wasm),
 and the WASI shim, @bjorn3/browser_wasi_shim at the exact version of
 playground/package-lock.json (`npm ci` in build/playground-npm, only when the
@@ -40,7 +40,7 @@ from tools.paths import (BUILD, CPYTHON_VERSION, DIST, PATCHES, PLAYGROUND, PLAY
 
 NPM_DIR = BUILD / "playground-npm"
 SHIM = Path("node_modules/@bjorn3/browser_wasi_shim")
-PAGE_FILES = ("index.html", "playground.js")
+PAGE_FILES = ("index.html", "playground.js", "worker.js")
 TOUR = REPO / "examples" / "tour.py"
 BROWSER_PACKAGES = ["chromium"]
 TEST_FILES = [TESTS / "test_wasm.py", TESTS / "test_playground.py"]
