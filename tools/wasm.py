@@ -285,11 +285,11 @@ def node_command(args: list[str], *, mounts: dict[str, Path] | None = None,
                  env: dict[str, str] | None = None) -> list[str]:
     """The command that runs python.wasm with args under Node.js's WASI (preview1):
     the stdlib at /lib, plus mounts (guest directory -> host directory)."""
+    if not WASM_PYTHON.is_file():
+        raise ToolError(f"{shown(WASM_PYTHON)} is missing (run `make wasm`)")
     node = shutil.which("node")
     if node is None:
         raise ToolError("node (Node.js 20 or later, for node:wasi) is not on PATH")
-    if not WASM_PYTHON.is_file():
-        raise ToolError(f"{shown(WASM_PYTHON)} is missing (run `make wasm`)")
     preopens = {"/lib": str(WASM_LIB.absolute())}
     preopens.update({guest: str(host.absolute()) for guest, host in (mounts or {}).items()})
     config = {"wasm": str(WASM_PYTHON.absolute()), "args": ["python", *args],
