@@ -160,3 +160,10 @@ def test_stop_ends_an_endless_loop(page: Page) -> None:
     page.wait_for_function(f"Number(document.getElementById('output').dataset.runs) > {runs}")
     assert page.inner_text("#output").strip().splitlines() == ["looping", "(stopped)"]
     assert run(page, "run", "print(sum(range(10)))\n").strip() == "45"
+
+
+def test_deep_recursion_is_a_recursion_error(page: Page) -> None:
+    # Python's limit comes before the worker's stack runs out
+    out = run(page, "run", "def f(n):\n    return f(n + 1)\nf(0)\n")
+    assert out.strip().splitlines()[-1] == "RecursionError: maximum recursion depth exceeded"
+    assert page.get_attribute("#output", "data-exit-code") == "1"
