@@ -92,3 +92,25 @@ def test_help() -> None:
         proc = subprocess.run([sys.executable, "-m", f"tools.{tool}", "--help"],
                               capture_output=True, text=True, cwd=REPO)
         assert proc.returncode == 0 and "usage:" in proc.stdout
+
+
+def test_missing_toolchain_as_another_user_names_the_command(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(wasm.os, "geteuid", lambda: 1000)
+    have = {"clang-19": "1:18.0-1", "wasi-libc": wasm.TOOLCHAIN["wasi-libc"]}
+    monkeypatch.setattr(wasm, "installed_versions", lambda packages: have)
+    with pytest.raises(ToolError) as info:
+        wasm.ensure_toolchain()
+    message = str(info.value)
+    assert "clang-19 1:18.0-1 (pinned: 1:19.1.7-3~deb12u1)" in message
+    assert "apt-get install clang-19=1:19.1.7-3~deb12u1 lld-19=" in message
+    assert "wasi-libc=" not in message          # installed at its pin
+
+
+def test_missing_chromium_as_another_user_names_the_command(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from tools import playground
+    monkeypatch.setattr(playground.os, "geteuid", lambda: 1000)
+    monkeypatch.setattr(playground.deps, "missing", lambda packages: list(packages))
+    with pytest.raises(ToolError, match="apt-get install chromium"):
+        playground.ensure_chromium()
