@@ -96,10 +96,21 @@ stop.addEventListener("click", () => {
   if (finish) finish("stopped");
 });
 
+// The bytes of a .gz file, unpacked here unless the server already did (a server may
+// send a .gz file with Content-Encoding: gzip, and the browser unpacks it then).
+async function fetchGzipped(url) {
+  const response = await fetch(url);
+  if (!response.ok) throw new Error(`${url}: HTTP ${response.status}`);
+  const bytes = new Uint8Array(await response.arrayBuffer());
+  if (bytes[0] !== 0x1f || bytes[1] !== 0x8b) return bytes.buffer;
+  const unpacked = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
+  return new Response(unpacked).arrayBuffer();
+}
+
 async function load() {
   const [wasm, zip, tour] = await Promise.all([
-    fetch("python.wasm").then((r) => r.arrayBuffer()),
-    fetch("lib/python313.zip").then((r) => r.arrayBuffer()),
+    fetchGzipped("python.wasm.gz"),
+    fetchGzipped("lib/python313.zip.gz"),
     fetch("tour.py").then((r) => r.text()),
   ]);
   module = await WebAssembly.compile(wasm);

@@ -8,6 +8,7 @@ The screenshot of the page goes to build/playground-test/screenshot.png.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import http.server
 import os
@@ -53,9 +54,18 @@ class QuietHandler(http.server.SimpleHTTPRequestHandler):
         pass
 
 
-@pytest.fixture(scope="module")
-def site() -> Iterator[str]:
-    handler = functools.partial(QuietHandler, directory=str(PLAYGROUND_OUT))
+class EncodingHandler(QuietHandler):
+    """A server that sends .gz files with Content-Encoding: gzip (the browser unpacks)."""
+
+    def end_headers(self) -> None:
+        if self.path.endswith(".gz"):
+            self.send_header("Content-Encoding", "gzip")
+        super().end_headers()
+
+
+@contextlib.contextmanager
+def serve(handler_class: type[QuietHandler]) -> Iterator[str]:
+    handler = functools.partial(handler_class, directory=str(PLAYGROUND_OUT))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
@@ -64,6 +74,12 @@ def site() -> Iterator[str]:
     finally:
         server.shutdown()
         server.server_close()
+
+
+@pytest.fixture(scope="module")
+def site() -> Iterator[str]:
+    with serve(QuietHandler) as url:
+        yield url
 
 
 @pytest.fixture(scope="module")
@@ -167,3 +183,14 @@ def test_deep_recursion_is_a_recursion_error(page: Page) -> None:
     out = run(page, "run", "def f(n):\n    return f(n + 1)\nf(0)\n")
     assert out.strip().splitlines()[-1] == "RecursionError: maximum recursion depth exceeded"
     assert page.get_attribute("#output", "data-exit-code") == "1"
+
+
+def test_a_server_that_unpacks_gz_files_itself(browser: Browser) -> None:
+    with serve(EncodingHandler) as url:
+        pg = browser.new_page()
+        try:
+            pg.goto(url)
+            pg.wait_for_function("window.pep671Ready === true", timeout=LOAD_TIMEOUT_MS)
+            assert "bisect_right([1, 2, 2, 3], 2)       -> 3" in pg.inner_text("#output")
+        finally:
+            pg.close()
