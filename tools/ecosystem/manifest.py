@@ -30,6 +30,8 @@ FRAMEWORKS = ("cloudpickle", "dill", "pydantic", "fastapi")
 LATE_TEST = re.compile(r"late[-_ ]?(bound|default)|pep_?0?671", re.I)
 PROBE_TIMEOUT = 900
 TEST_TIMEOUT = 1800
+# cargo test compiles the tests first: a cold debug build of a large workspace on two cores
+CARGO_TEST_TIMEOUT = 5400
 VARIANTS = ("patched", "stock")
 
 
@@ -67,6 +69,8 @@ class Tool:
     pytest_args: tuple[str, ...]
     test_requirements: tuple[str, ...]
     test_env: dict[str, str]
+    # [test] cargo, for a tool whose tests are Rust's: `cargo test ARGS` for each ARGS
+    cargo: tuple[tuple[str, ...], ...] = ()
 
     @property
     def probe(self) -> Path:
@@ -132,7 +136,7 @@ def load_tool(directory: Path) -> Tool:
     package, test = _table(data, "package", pin), _table(data, "test", pin)
     _check_keys(package, {"name", "version", "sdist_sha256", "patch", "needs", "install_env"},
                 "package", pin)
-    _check_keys(test, {"pytest_args", "requirements", "env"}, "test", pin)
+    _check_keys(test, {"pytest_args", "cargo", "requirements", "env"}, "test", pin)
     for key in ("name", "version", "sdist_sha256", "patch"):
         if not isinstance(package.get(key), str):
             raise ToolError(f"{rel(pin)}: [package] needs {key} = \"...\"")
@@ -149,15 +153,24 @@ def load_tool(directory: Path) -> Tool:
         if not re.fullmatch(r"[A-Za-z0-9._-]+==[A-Za-z0-9.+!-]+", requirement):
             raise ToolError(f"{rel(pin)}: [test] requirements: {requirement!r} is not an "
                             "exact pin (name==version)")
-    pytest_args = _strings(test.get("pytest_args"), "[test] pytest_args", pin)
-    if not pytest_args:
-        raise ToolError(f"{rel(pin)}: [test] pytest_args is empty")
+    pytest_args = _strings(test.get("pytest_args", []), "[test] pytest_args", pin)
+    runs = test.get("cargo", [])
+    if not isinstance(runs, list) or not all(isinstance(r, list) and r for r in runs):
+        raise ToolError(f"{rel(pin)}: [test] cargo must be a list of argument lists, one "
+                        "for each cargo test run")
+    cargo = tuple(_strings(r, "[test] cargo", pin) for r in runs)
+    if bool(pytest_args) == bool(cargo):
+        raise ToolError(f"{rel(pin)}: [test] needs pytest_args, or cargo for a tool "
+                        "whose tests are Rust's, and not both")
+    if cargo and requirements:
+        raise ToolError(f"{rel(pin)}: [test] requirements are for pytest_args; cargo "
+                        "test needs none")
     return Tool(name=package["name"], dir=directory, version=package["version"],
                 sdist_sha256=package["sdist_sha256"], patch=patch,
                 needs=_strings(package.get("needs", []), "needs", pin),
                 install_env=_env(package.get("install_env", {}), "install_env", pin),
                 pytest_args=pytest_args, test_requirements=requirements,
-                test_env=_env(test.get("env", {}), "[test] env", pin))
+                test_env=_env(test.get("env", {}), "[test] env", pin), cargo=cargo)
 
 
 def load_tools(root: Path = THIRD_PARTY) -> list[Tool]:
