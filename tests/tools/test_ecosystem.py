@@ -107,15 +107,20 @@ def test_cargo_test_output_gives_the_cases(tmp_path: Path) -> None:
         "     Running unittests src/lib.rs (target/debug/deps/rusty_parser-0123456789abcdef)\n"
         "test lexer::tests::fat_arrow ... ok\n"
         "test lexer::tests::old ... ignored, slow\n"
+        "test scratch::tests::unbalanced - should panic ... ok\n"
         "     Running tests/fixtures.rs (target/debug/deps/fixtures-fedcba9876543210)\n"
         "test inline_ok::param_with_late_bound_default.py            ... ok\n"
         "test inline_err::other.py                                   ... FAILED\n"
-        "test result: FAILED. 1 passed; 1 failed; 0 ignored\n")
+        "test result: FAILED. 1 passed; 1 failed; 0 ignored\n"
+        "   Doc-tests rusty_parser\n"
+        "test src/lib.rs - parse (line 12) ... ok\n")
     run = ecosystem.UpstreamRun(101, log, ecosystem.parse_cargo_test(log))
     assert run.cases == {"rusty_parser::lexer::tests::fat_arrow": "passed",
                          "rusty_parser::lexer::tests::old": "skipped",
+                         "rusty_parser::scratch::tests::unbalanced - should panic": "passed",
                          "fixtures::inline_ok::param_with_late_bound_default.py": "passed",
-                         "fixtures::inline_err::other.py": "failed"}
+                         "fixtures::inline_err::other.py": "failed",
+                         "rusty_parser (doc)::src/lib.rs - parse (line 12)": "passed"}
     assert list(run.late) == ["fixtures::inline_ok::param_with_late_bound_default.py"]
     assert run.problems()[0].startswith("the tests exited 101")
 

@@ -139,10 +139,12 @@ def requirements_overlay(vpy: Path, tool: Tool, layout: Layout) -> Path:
     return dest
 
 
-# cargo test: "     Running tests/fixtures.rs (target/debug/deps/fixtures-0123abcd)", then a
-# line per test: "test inline_ok::name.py ... ok" (libtest pads the name of some harnesses)
-_CARGO_BINARY = re.compile(r"^\s+Running .*\(.*?([^/\s]+?)(?:-[0-9a-f]{16})?(?:\.exe)?\)$")
-_CARGO_CASE = re.compile(r"^test (\S+) +\.\.\. (ok|FAILED|ignored)\b")
+# cargo test: "     Running tests/fixtures.rs (target/debug/deps/fixtures-0123abcd)" or
+# "   Doc-tests name", then a line per test: "test inline_ok::name.py ... ok" (some
+# harnesses pad the name; "test x - should panic ... ok"; a doc test's name has spaces)
+_CARGO_BINARY = re.compile(r"^\s+(?:Running .*\(.*?([^/\s]+?)(?:-[0-9a-f]{16})?(?:\.exe)?\)"
+                           r"|Doc-tests (\S+))$")
+_CARGO_CASE = re.compile(r"^test (.+?) +\.\.\. (ok|FAILED|ignored)\b")
 _CARGO_OUTCOMES = {"ok": "passed", "FAILED": "failed", "ignored": "skipped"}
 
 
@@ -151,7 +153,7 @@ def parse_cargo_test(log: Path) -> dict[str, str]:
     cases, binary = {}, "?"
     for line in log.read_text(encoding="utf-8", errors="replace").splitlines():
         if match := _CARGO_BINARY.match(line):
-            binary = match[1]
+            binary = match[1] or f"{match[2]} (doc)"
         elif match := _CARGO_CASE.match(line):
             cases[f"{binary}::{match[1]}"] = _CARGO_OUTCOMES[match[2]]
     return cases
