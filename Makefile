@@ -52,7 +52,8 @@ endef
 .NOTPARALLEL:
 .PHONY: all build deps deps-check fetch tree baseline test regrtest pytest ecosystem docs docs-check \
 	debug refleak asan freethreaded tier2 series-check fuzz fuzz-grammar bench bench-quick \
-	bench-pyperformance bench-report dogfood migrate-check demo install dist status clean help
+	bench-pyperformance bench-report dogfood migrate-check demo install dist wasm playground \
+	playground-test status clean help
 
 all: build ## fetch, patch, regenerate, configure, build -> ./python
 
@@ -159,8 +160,18 @@ demo: build ## run the short tour with ./python
 install: build ## install the interpreter into PREFIX (default ~/.local/pep671) like make altinstall
 	@$(TOOL).install install --prefix "$(PREFIX)"
 
-dist: build ## a relocatable build/dist/pep671-VERSION-PLATFORM.tar.xz and its SHA256SUMS
+dist: build ## a relocatable build/dist/pep671-VERSION-PLATFORM.tar.xz and its SHA256SUMS; the playground's archive too when make wasm has run
 	@$(TOOL).install dist
+	@$(TOOL).playground dist --only-if-built
+
+wasm: build ## the patched interpreter cross-compiled to wasm32-wasi -> build/wasm/python.wasm + lib/python313.zip (cached)
+	@$(TOOL).wasm build --jobs $(JOBS) $(BUILD_TAG)
+
+playground: wasm ## a static page running python.wasm in the browser -> build/playground/
+	@$(TOOL).playground build
+
+playground-test: playground ## python.wasm under Node.js's WASI, then the page in headless chromium
+	@$(TOOL).playground test --python $(PYTHON)
 
 status: ## does build/cpython have work that is not in patches/?
 	@$(TOOL).pq status

@@ -60,7 +60,8 @@ def install(todo: list[str], dry_run: bool) -> None:
             print(f"would run: {shlex.join(cmd)}")
         else:
             run(cmd, env=env)
-    if not dry_run and (still := missing(todo)):
+    # a package may be given as NAME=VERSION (tools.wasm pins its toolchain so)
+    if not dry_run and (still := missing([t.split("=", 1)[0] for t in todo])):
         raise ToolError("apt-get finished but these are still not installed: " + " ".join(still))
 
 

@@ -239,12 +239,19 @@ class Install:
                           cwd=scratch)
         os.replace(partial, archive)
         shutil.rmtree(scratch)
-        sums = out_dir / "SHA256SUMS"
-        sums.write_text("".join(f"{sha256_file(a)}  {a.name}\n"
-                                for a in sorted(out_dir.glob("pep671-*.tar.xz"))))
+        sums = write_sha256sums(out_dir)
         say(f"{rel(archive)}: {archive.stat().st_size / 1e6:.1f} MB, "
             f"made in {time.monotonic() - t0:.0f}s; checksums in {rel(sums)}")
         return archive
+
+
+def write_sha256sums(out_dir: Path) -> Path:
+    """out_dir/SHA256SUMS for every archive there (pep671-*.tar.xz: the interpreter's
+    and the playground's, tools.playground dist)."""
+    sums = out_dir / "SHA256SUMS"
+    sums.write_text("".join(f"{sha256_file(a)}  {a.name}\n"
+                            for a in sorted(out_dir.glob("pep671-*.tar.xz"))))
+    return sums
 
 
 def relocate_sysconfigdata(path: Path, prefix: str) -> None:

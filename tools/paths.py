@@ -44,6 +44,11 @@ DIST = BUILD / "dist"                   # make dist: the archives
 FUZZ_GRAMMAR_OUT = BUILD / "fuzz-grammar"
 SERIES_CHECK = BUILD / "series-check"
 MIGRATE_OUT = BUILD / "migrate"        # make migrate-check: trees, logs, report.md   # make series-check: the series applied patch by patch
+WASM_OUT = BUILD / "wasm"               # make wasm: python.wasm, lib/python313.zip, work/
+WASM_PYTHON = WASM_OUT / "python.wasm"
+WASM_LIB = WASM_OUT / "lib"
+PLAYGROUND = REPO / "playground"        # the playground's page, scripts and npm pins (in git)
+PLAYGROUND_OUT = BUILD / "playground"   # make playground: the static site
 
 
 def shown(path: Path) -> str:

@@ -148,3 +148,25 @@ def test_venv_key_follows_where_the_wheels_are(monkeypatch: pytest.MonkeyPatch,
     assert before == ecosystem.venv_key("patched", TOOLS, UNPATCHED, layout)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     assert ecosystem.venv_key("patched", TOOLS, UNPATCHED, layout) != before
+
+
+@pytest.mark.parametrize("name, text, own", [
+    ("pyproject.toml", "[tool.pytest.ini_options]\naddopts = '-s'\n", True),
+    ("tox.ini", "[pytest]\n", True),
+    ("pyproject.toml", "[project]\nname = 'x'\n", False),
+    ("setup.cfg", "[metadata]\nname = x\n", False),
+])
+def test_a_tree_without_pytest_configuration_is_its_own_root(tmp_path: Path, name: str,
+                                                              text: str, own: bool) -> None:
+    from tools.ecosystem.probes import pytest_config_args
+
+    tree = tmp_path / "tool-1.0"
+    tree.mkdir()
+    (tree / name).write_text(text)
+    layout = ecosystem.Layout(tmp_path / "out")
+    args = pytest_config_args(tree, layout)
+    if own:
+        assert args == []
+    else:
+        assert args == ["-c", str(layout.root / "pytest-empty.ini"), f"--rootdir={tree}"]
+        assert (layout.root / "pytest-empty.ini").read_text().endswith("[pytest]\n")

@@ -176,6 +176,27 @@ def run_cargo_tests(tool: Tool, tree: Path, log: Path) -> UpstreamRun:
     return UpstreamRun(rc, log, parse_cargo_test(log), time.monotonic() - started)
 
 
+# Where pytest finds its configuration in a tree, and the section that makes a file one.
+_PYTEST_CONFIGS = {"pytest.ini": "", ".pytest.ini": "", "pytest.toml": "",
+                   "pyproject.toml": "[tool.pytest", "tox.ini": "[pytest]",
+                   "setup.cfg": "[tool:pytest]"}
+
+
+def pytest_config_args(tree: Path, layout: Layout) -> list[str]:
+    """pytest looks for its configuration from the tests upwards: in a tree that has none
+    of its own (Sphinx's sdist ships none) it would reach this repository's pyproject.toml
+    and run the tool's tests with our settings, their ids relative to our root. Such a
+    tree gets an empty configuration and is its own rootdir."""
+    for name, section in _PYTEST_CONFIGS.items():
+        path = tree / name
+        if path.is_file() and section in path.read_text(errors="replace"):
+            return []
+    empty = layout.root / "pytest-empty.ini"
+    empty.parent.mkdir(parents=True, exist_ok=True)
+    empty.write_text("# for a tool whose tree has no pytest configuration\n[pytest]\n")
+    return ["-c", str(empty), f"--rootdir={tree}"]
+
+
 def run_upstream_tests(vpy: Path, tool: Tool, layout: Layout) -> UpstreamRun:
     """pin.toml's [test]: `python -m pytest PYTEST_ARGS` of the venv, from the top of the
     patched tree, with the test requirements on PYTHONPATH (or cargo test, for
@@ -190,7 +211,7 @@ def run_upstream_tests(vpy: Path, tool: Tool, layout: Layout) -> UpstreamRun:
     say(f"{tool.name}: upstream tests ({' '.join(tool.pytest_args)}; log: {rel(log)})")
     started = time.monotonic()
     rc = run_logged([vpy, "-m", "pytest", "-p", "no:cacheprovider", f"--junitxml={junit}",
-                     *tool.pytest_args], log,
+                     *pytest_config_args(tree, layout), *tool.pytest_args], log,
                     env=scrubbed_env({"PYTHONPATH": str(overlay), **tool.test_env}),
                     cwd=tree, timeout=TEST_TIMEOUT)
     return UpstreamRun(rc, log, parse_junit(junit), time.monotonic() - started)
