@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from tools import ecosystem
+from tools.ecosystem import sdist
 from tools.common import ToolError
 
 TOOLS = ecosystem.load_tools()
@@ -98,6 +99,41 @@ def test_cargo_runs_rust_tests(tmp_path: Path) -> None:
     pin.write_text(pin.read_text().replace("requirements = []", 'requirements = ["a==1"]'))
     with pytest.raises(ToolError, match="cargo test needs none"):
         ecosystem.load_tool(directory)
+
+
+def test_stock_wheels_make_the_stock_variant_a_download(tmp_path: Path) -> None:
+    directory = make_tool(tmp_path, "rusty")
+    pin = directory / "pin.toml"
+    plain = ecosystem.load_tool(directory)
+    wheel = "rusty-1.0-py3-none-manylinux_2_17_x86_64.whl"
+    pin.write_text(pin.read_text().replace(
+        "needs = []", f'needs = []\nstock_wheels = {{"{wheel}" = "{"cd" * 32}"}}'))
+    tool = ecosystem.load_tool(directory)
+    assert tool.stock_wheels == {wheel: "cd" * 32}
+    # another stock build, and one the patch does not change; the patched key is as before
+    assert tool.key("stock") != plain.key("stock")
+    assert tool.key("patched") == plain.key("patched")
+    (directory / "late-defaults.patch").write_text("changed")
+    assert tool.key("stock") == ecosystem.load_tool(directory).key("stock")
+    pin.write_text(pin.read_text().replace(wheel, "other-1.0-py3-none-any.whl"))
+    with pytest.raises(ToolError, match="stock_wheels maps the file names"):
+        ecosystem.load_tool(directory)
+
+
+def test_a_stock_wheel_without_a_pinned_sha256_is_refused(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    def pip(cmd: list[str], what: str, env: object = None) -> None:
+        assert "--only-binary" in cmd and "rusty==1.0" in cmd
+        (Path(cmd[cmd.index("-d") + 1]) / "rusty-1.0-py3-none-win_amd64.whl").write_bytes(b"w")
+
+    monkeypatch.setattr(sdist, "pip", pip)
+    pinned = {"rusty-1.0-py3-none-manylinux_2_17_x86_64.whl": "cd" * 32}
+    with pytest.raises(ToolError, match="no sha256 for it"):
+        sdist.download_wheel(Path("python"), "rusty", "1.0", pinned, tmp_path)
+    (tmp_path / "rusty-1.0-py3-none-win_amd64.whl").unlink()
+    pinned["rusty-1.0-py3-none-win_amd64.whl"] = "cd" * 32
+    with pytest.raises(ToolError, match="sha256"):
+        sdist.download_wheel(Path("python"), "rusty", "1.0", pinned, tmp_path)
 
 
 def test_cargo_test_output_gives_the_cases(tmp_path: Path) -> None:

@@ -7,7 +7,7 @@ import hashlib
 import json
 import re
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -71,6 +71,9 @@ class Tool:
     test_env: dict[str, str]
     # [test] cargo, for a tool whose tests are Rust's: `cargo test ARGS` for each ARGS
     cargo: tuple[tuple[str, ...], ...] = ()
+    # [package] stock_wheels: the stock variant is the release's binary wheel (file name ->
+    # sha256), not a build of its sdist
+    stock_wheels: dict[str, str] = field(default_factory=dict)
 
     @property
     def probe(self) -> Path:
@@ -78,8 +81,13 @@ class Tool:
 
     def key(self, variant: str) -> str:
         """What a build of this variant depends on."""
-        patch = self.patch.read_bytes() if variant == "patched" else b"stock"
-        return digest(self.name, self.version, self.sdist_sha256, patch,
+        if variant == "patched":
+            return digest(self.name, self.version, self.sdist_sha256, self.patch.read_bytes(),
+                          json.dumps(self.install_env, sort_keys=True))
+        if self.stock_wheels:
+            return digest(self.name, self.version, "stock wheels",
+                          json.dumps(self.stock_wheels, sort_keys=True))
+        return digest(self.name, self.version, self.sdist_sha256, b"stock",
                       json.dumps(self.install_env, sort_keys=True))
 
 
@@ -134,8 +142,8 @@ def load_tool(directory: Path) -> Tool:
     except tomllib.TOMLDecodeError as exc:
         raise ToolError(f"{rel(pin)}: {exc}") from None
     package, test = _table(data, "package", pin), _table(data, "test", pin)
-    _check_keys(package, {"name", "version", "sdist_sha256", "patch", "needs", "install_env"},
-                "package", pin)
+    _check_keys(package, {"name", "version", "sdist_sha256", "patch", "needs", "install_env",
+                          "stock_wheels"}, "package", pin)
     _check_keys(test, {"pytest_args", "cargo", "requirements", "env"}, "test", pin)
     for key in ("name", "version", "sdist_sha256", "patch"):
         if not isinstance(package.get(key), str):
@@ -145,6 +153,13 @@ def load_tool(directory: Path) -> Tool:
                         f"{directory.name!r}: both are the PyPI name in lower case")
     if not re.fullmatch(r"[0-9a-f]{64}", package["sdist_sha256"]):
         raise ToolError(f"{rel(pin)}: sdist_sha256 is not a sha256 in hex")
+    stock_wheels = _env(package.get("stock_wheels", {}), "[package] stock_wheels", pin)
+    for wheel, sha256 in stock_wheels.items():
+        if not wheel.startswith(f"{package['name']}-{package['version']}-") \
+                or not wheel.endswith(".whl") or not re.fullmatch(r"[0-9a-f]{64}", sha256):
+            raise ToolError(f"{rel(pin)}: [package] stock_wheels maps the file names of "
+                            f"the release's wheels ({package['name']}-{package['version']}-"
+                            f"...whl) to their sha256 in hex, not {wheel!r} = {sha256!r}")
     patch = directory / package["patch"]
     if not patch.is_file():
         raise ToolError(f"{rel(pin)}: patch {package['patch']!r} does not exist")
@@ -170,7 +185,8 @@ def load_tool(directory: Path) -> Tool:
                 needs=_strings(package.get("needs", []), "needs", pin),
                 install_env=_env(package.get("install_env", {}), "install_env", pin),
                 pytest_args=pytest_args, test_requirements=requirements,
-                test_env=_env(test.get("env", {}), "[test] env", pin), cargo=cargo)
+                test_env=_env(test.get("env", {}), "[test] env", pin), cargo=cargo,
+                stock_wheels=stock_wheels)
 
 
 def load_tools(root: Path = THIRD_PARTY) -> list[Tool]:
