@@ -50,7 +50,7 @@ endef
 
 .DEFAULT_GOAL := all
 .NOTPARALLEL:
-.PHONY: all build deps deps-check fetch tree baseline test regrtest pytest ecosystem docs docs-check \
+.PHONY: all build deps deps-check fetch tree baseline test regrtest pytest ecosystem ecosystem-cargo-test docs docs-check \
 	debug refleak asan freethreaded tier2 series-check fuzz fuzz-grammar bench bench-quick \
 	bench-pyperformance bench-report dogfood migrate-check demo install dist wasm playground \
 	playground-test status clean help
@@ -90,6 +90,9 @@ pytest: build ## tests/ with pytest, from a venv made by ./python -m venv
 
 ecosystem: build ## ecosystem/patched/ tools stock and patched, in venvs of ./python, on =>: build/ecosystem/report.md
 	@$(TOOL).ecosystem --python $(PYTHON)
+
+ecosystem-cargo-test: build ## the cargo tests of the patched Rust tools (ruff): ~25 min from a cold cargo cache, not in make test
+	@$(TOOL).ecosystem --python $(PYTHON) --no-stock --cargo-tests
 
 debug: tree ## a --with-pydebug build of the patched tree -> build/debug/python
 	$(call clone_build,debug,--with-pydebug)

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from tools import ecosystem
+from tools.ecosystem import sdist
 from tools.common import ToolError
 
 TOOLS = ecosystem.load_tools()
@@ -56,6 +57,7 @@ def test_tools_come_after_what_they_need(tmp_path: Path) -> None:
     ('["loop"]', '["pytest==8.3.5"]', "", "the needs form a cycle: loop -> loop"),
     ("[]", '["pytest>=8"]', "", "'pytest>=8' is not an exact pin"),
     ("[]", '["pytest==8.3.5"]', 'timeout = 3\n', "unknown key(s) timeout in [test]"),
+    ("[]", '["pytest==8.3.5"]', 'cargo = [["-p", "x"]]\n', "and not both"),
 ])
 def test_pin_toml_breaking_the_contract_is_refused(tmp_path: Path, needs: str,
                                                    requirements: str, extra: str,
@@ -83,6 +85,80 @@ def test_upstream_run_must_pass_the_patchs_own_tests(tmp_path: Path) -> None:
     del run.cases["tests.test_x::test_late_default_lambda"]
     assert "no test with 'late_default', 'late_bound' or 'pep671' in its name ran" \
         in run.problems()[0]
+
+
+def test_cargo_runs_rust_tests(tmp_path: Path) -> None:
+    directory = make_tool(tmp_path, "rusty", requirements="[]")
+    pin = directory / "pin.toml"
+    pin.write_text(pin.read_text().replace(
+        'pytest_args = ["tests"]',
+        'cargo = [["-p", "rusty_parser"], ["-p", "rusty_linter", "--", "late_bound"]]'))
+    tool = ecosystem.load_tool(directory)
+    assert (tool.pytest_args, tool.cargo) == (
+        (), (("-p", "rusty_parser"), ("-p", "rusty_linter", "--", "late_bound")))
+    pin.write_text(pin.read_text().replace("requirements = []", 'requirements = ["a==1"]'))
+    with pytest.raises(ToolError, match="cargo test needs none"):
+        ecosystem.load_tool(directory)
+
+
+def test_stock_wheels_make_the_stock_variant_a_download(tmp_path: Path) -> None:
+    directory = make_tool(tmp_path, "rusty")
+    pin = directory / "pin.toml"
+    plain = ecosystem.load_tool(directory)
+    wheel = "rusty-1.0-py3-none-manylinux_2_17_x86_64.whl"
+    pin.write_text(pin.read_text().replace(
+        "needs = []", f'needs = []\nstock_wheels = {{"{wheel}" = "{"cd" * 32}"}}'))
+    tool = ecosystem.load_tool(directory)
+    assert tool.stock_wheels == {wheel: "cd" * 32}
+    # another stock build, and one the patch does not change; the patched key is as before
+    assert tool.key("stock") != plain.key("stock")
+    assert tool.key("patched") == plain.key("patched")
+    (directory / "late-defaults.patch").write_text("changed")
+    assert tool.key("stock") == ecosystem.load_tool(directory).key("stock")
+    pin.write_text(pin.read_text().replace(wheel, "other-1.0-py3-none-any.whl"))
+    with pytest.raises(ToolError, match="stock_wheels maps the file names"):
+        ecosystem.load_tool(directory)
+
+
+def test_a_stock_wheel_without_a_pinned_sha256_is_refused(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    def pip(cmd: list[str], what: str, env: object = None) -> None:
+        assert "--only-binary" in cmd and "rusty==1.0" in cmd
+        (Path(cmd[cmd.index("-d") + 1]) / "rusty-1.0-py3-none-win_amd64.whl").write_bytes(b"w")
+
+    monkeypatch.setattr(sdist, "pip", pip)
+    pinned = {"rusty-1.0-py3-none-manylinux_2_17_x86_64.whl": "cd" * 32}
+    with pytest.raises(ToolError, match="no sha256 for it"):
+        sdist.download_wheel(Path("python"), "rusty", "1.0", pinned, tmp_path)
+    (tmp_path / "rusty-1.0-py3-none-win_amd64.whl").unlink()
+    pinned["rusty-1.0-py3-none-win_amd64.whl"] = "cd" * 32
+    with pytest.raises(ToolError, match="sha256"):
+        sdist.download_wheel(Path("python"), "rusty", "1.0", pinned, tmp_path)
+
+
+def test_cargo_test_output_gives_the_cases(tmp_path: Path) -> None:
+    log = tmp_path / "log"
+    log.write_text(
+        "   Compiling rusty_parser v0.1.0\n"
+        "     Running unittests src/lib.rs (target/debug/deps/rusty_parser-0123456789abcdef)\n"
+        "test lexer::tests::fat_arrow ... ok\n"
+        "test lexer::tests::old ... ignored, slow\n"
+        "test scratch::tests::unbalanced - should panic ... ok\n"
+        "     Running tests/fixtures.rs (target/debug/deps/fixtures-fedcba9876543210)\n"
+        "test inline_ok::param_with_late_bound_default.py            ... ok\n"
+        "test inline_err::other.py                                   ... FAILED\n"
+        "test result: FAILED. 1 passed; 1 failed; 0 ignored\n"
+        "   Doc-tests rusty_parser\n"
+        "test src/lib.rs - parse (line 12) ... ok\n")
+    run = ecosystem.UpstreamRun(101, log, ecosystem.parse_cargo_test(log))
+    assert run.cases == {"rusty_parser::lexer::tests::fat_arrow": "passed",
+                         "rusty_parser::lexer::tests::old": "skipped",
+                         "rusty_parser::scratch::tests::unbalanced - should panic": "passed",
+                         "fixtures::inline_ok::param_with_late_bound_default.py": "passed",
+                         "fixtures::inline_err::other.py": "failed",
+                         "rusty_parser (doc)::src/lib.rs - parse (line 12)": "passed"}
+    assert list(run.late) == ["fixtures::inline_ok::param_with_late_bound_default.py"]
+    assert run.problems()[0].startswith("the tests exited 101")
 
 
 def test_report_table(tmp_path: Path) -> None:

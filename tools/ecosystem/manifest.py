@@ -7,7 +7,7 @@ import hashlib
 import json
 import re
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +30,8 @@ FRAMEWORKS = ("cloudpickle", "dill", "pydantic", "fastapi")
 LATE_TEST = re.compile(r"late[-_ ]?(bound|default)|pep_?0?671", re.I)
 PROBE_TIMEOUT = 900
 TEST_TIMEOUT = 1800
+# cargo test compiles the tests first: a cold debug build of a large workspace on two cores
+CARGO_TEST_TIMEOUT = 5400
 VARIANTS = ("patched", "stock")
 
 
@@ -67,6 +69,11 @@ class Tool:
     pytest_args: tuple[str, ...]
     test_requirements: tuple[str, ...]
     test_env: dict[str, str]
+    # [test] cargo, for a tool whose tests are Rust's: `cargo test ARGS` for each ARGS
+    cargo: tuple[tuple[str, ...], ...] = ()
+    # [package] stock_wheels: the stock variant is the release's binary wheel (file name ->
+    # sha256), not a build of its sdist
+    stock_wheels: dict[str, str] = field(default_factory=dict)
 
     @property
     def probe(self) -> Path:
@@ -74,8 +81,13 @@ class Tool:
 
     def key(self, variant: str) -> str:
         """What a build of this variant depends on."""
-        patch = self.patch.read_bytes() if variant == "patched" else b"stock"
-        return digest(self.name, self.version, self.sdist_sha256, patch,
+        if variant == "patched":
+            return digest(self.name, self.version, self.sdist_sha256, self.patch.read_bytes(),
+                          json.dumps(self.install_env, sort_keys=True))
+        if self.stock_wheels:
+            return digest(self.name, self.version, "stock wheels",
+                          json.dumps(self.stock_wheels, sort_keys=True))
+        return digest(self.name, self.version, self.sdist_sha256, b"stock",
                       json.dumps(self.install_env, sort_keys=True))
 
 
@@ -130,9 +142,9 @@ def load_tool(directory: Path) -> Tool:
     except tomllib.TOMLDecodeError as exc:
         raise ToolError(f"{rel(pin)}: {exc}") from None
     package, test = _table(data, "package", pin), _table(data, "test", pin)
-    _check_keys(package, {"name", "version", "sdist_sha256", "patch", "needs", "install_env"},
-                "package", pin)
-    _check_keys(test, {"pytest_args", "requirements", "env"}, "test", pin)
+    _check_keys(package, {"name", "version", "sdist_sha256", "patch", "needs", "install_env",
+                          "stock_wheels"}, "package", pin)
+    _check_keys(test, {"pytest_args", "cargo", "requirements", "env"}, "test", pin)
     for key in ("name", "version", "sdist_sha256", "patch"):
         if not isinstance(package.get(key), str):
             raise ToolError(f"{rel(pin)}: [package] needs {key} = \"...\"")
@@ -141,6 +153,13 @@ def load_tool(directory: Path) -> Tool:
                         f"{directory.name!r}: both are the PyPI name in lower case")
     if not re.fullmatch(r"[0-9a-f]{64}", package["sdist_sha256"]):
         raise ToolError(f"{rel(pin)}: sdist_sha256 is not a sha256 in hex")
+    stock_wheels = _env(package.get("stock_wheels", {}), "[package] stock_wheels", pin)
+    for wheel, sha256 in stock_wheels.items():
+        if not wheel.startswith(f"{package['name']}-{package['version']}-") \
+                or not wheel.endswith(".whl") or not re.fullmatch(r"[0-9a-f]{64}", sha256):
+            raise ToolError(f"{rel(pin)}: [package] stock_wheels maps the file names of "
+                            f"the release's wheels ({package['name']}-{package['version']}-"
+                            f"...whl) to their sha256 in hex, not {wheel!r} = {sha256!r}")
     patch = directory / package["patch"]
     if not patch.is_file():
         raise ToolError(f"{rel(pin)}: patch {package['patch']!r} does not exist")
@@ -149,15 +168,25 @@ def load_tool(directory: Path) -> Tool:
         if not re.fullmatch(r"[A-Za-z0-9._-]+==[A-Za-z0-9.+!-]+", requirement):
             raise ToolError(f"{rel(pin)}: [test] requirements: {requirement!r} is not an "
                             "exact pin (name==version)")
-    pytest_args = _strings(test.get("pytest_args"), "[test] pytest_args", pin)
-    if not pytest_args:
-        raise ToolError(f"{rel(pin)}: [test] pytest_args is empty")
+    pytest_args = _strings(test.get("pytest_args", []), "[test] pytest_args", pin)
+    runs = test.get("cargo", [])
+    if not isinstance(runs, list) or not all(isinstance(r, list) and r for r in runs):
+        raise ToolError(f"{rel(pin)}: [test] cargo must be a list of argument lists, one "
+                        "for each cargo test run")
+    cargo = tuple(_strings(r, "[test] cargo", pin) for r in runs)
+    if bool(pytest_args) == bool(cargo):
+        raise ToolError(f"{rel(pin)}: [test] needs pytest_args, or cargo for a tool "
+                        "whose tests are Rust's, and not both")
+    if cargo and requirements:
+        raise ToolError(f"{rel(pin)}: [test] requirements are for pytest_args; cargo "
+                        "test needs none")
     return Tool(name=package["name"], dir=directory, version=package["version"],
                 sdist_sha256=package["sdist_sha256"], patch=patch,
                 needs=_strings(package.get("needs", []), "needs", pin),
                 install_env=_env(package.get("install_env", {}), "install_env", pin),
                 pytest_args=pytest_args, test_requirements=requirements,
-                test_env=_env(test.get("env", {}), "[test] env", pin))
+                test_env=_env(test.get("env", {}), "[test] env", pin), cargo=cargo,
+                stock_wheels=stock_wheels)
 
 
 def load_tools(root: Path = THIRD_PARTY) -> list[Tool]:

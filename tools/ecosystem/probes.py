@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import sys
 import time
@@ -11,10 +12,10 @@ import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tools.common import ensure_venv, rel, run_logged, say, scrubbed_env, tail
+from tools.common import cache_dir, ensure_venv, rel, run_logged, say, scrubbed_env, tail
 from tools.ecosystem import sdist
-from tools.ecosystem.manifest import (CORPUS, FRAMEWORK_TESTS, FRAMEWORKS, LATE_TEST,
-                                      PROBE_TIMEOUT, TEST_TIMEOUT, Tool, digest)
+from tools.ecosystem.manifest import (CARGO_TEST_TIMEOUT, CORPUS, FRAMEWORK_TESTS, FRAMEWORKS,
+                                      LATE_TEST, PROBE_TIMEOUT, TEST_TIMEOUT, Tool, digest)
 from tools.ecosystem.venvs import Layout, patched_tree
 from tools.paths import REPO, TEST_REQUIREMENTS, VENV
 
@@ -87,7 +88,7 @@ class UpstreamRun:
         """Why this run does not show the patch's tests passing ([] when it does)."""
         found = []
         if self.returncode != 0:
-            found.append(f"pytest exited {self.returncode} (log: {rel(self.log)})")
+            found.append(f"the tests exited {self.returncode} (log: {rel(self.log)})")
         bad = [c for c, o in self.cases.items() if o in ("failed", "error")]
         if bad:
             found.append(f"{len(bad)} failed: {', '.join(bad[:5])}")
@@ -138,6 +139,43 @@ def requirements_overlay(vpy: Path, tool: Tool, layout: Layout) -> Path:
     return dest
 
 
+# cargo test: "     Running tests/fixtures.rs (target/debug/deps/fixtures-0123abcd)" or
+# "   Doc-tests name", then a line per test: "test inline_ok::name.py ... ok" (some
+# harnesses pad the name; "test x - should panic ... ok"; a doc test's name has spaces)
+_CARGO_BINARY = re.compile(r"^\s+(?:Running .*\(.*?([^/\s]+?)(?:-[0-9a-f]{16})?(?:\.exe)?\)"
+                           r"|Doc-tests (\S+))$")
+_CARGO_CASE = re.compile(r"^test (.+?) +\.\.\. (ok|FAILED|ignored)\b")
+_CARGO_OUTCOMES = {"ok": "passed", "FAILED": "failed", "ignored": "skipped"}
+
+
+def parse_cargo_test(log: Path) -> dict[str, str]:
+    """test id (binary::test) -> outcome, from the output of cargo test."""
+    cases, binary = {}, "?"
+    for line in log.read_text(encoding="utf-8", errors="replace").splitlines():
+        if match := _CARGO_BINARY.match(line):
+            binary = match[1] or f"{match[2]} (doc)"
+        elif match := _CARGO_CASE.match(line):
+            cases[f"{binary}::{match[1]}"] = _CARGO_OUTCOMES[match[2]]
+    return cases
+
+
+def run_cargo_tests(tool: Tool, tree: Path, log: Path) -> UpstreamRun:
+    """pin.toml's [test] cargo: `cargo test ARGS` for each ARGS, from the top of the
+    patched tree, into one log; the target directory is kept per user
+    (~/.cache/pep671/cargo-target/<tool>), so that only a changed patch compiles again."""
+    target = cache_dir() / "cargo-target" / tool.name
+    env = scrubbed_env({"CARGO_TARGET_DIR": str(target), **tool.test_env})
+    say(f"{tool.name}: upstream tests ({len(tool.cargo)} cargo test run(s); the first "
+        f"build of the tests takes long; log: {rel(log)})")
+    started, rc = time.monotonic(), 0
+    log.unlink(missing_ok=True)
+    for args in tool.cargo:
+        status = run_logged(["cargo", "test", *args], log, env=env, cwd=tree, append=True,
+                            timeout=CARGO_TEST_TIMEOUT)
+        rc = rc or status
+    return UpstreamRun(rc, log, parse_cargo_test(log), time.monotonic() - started)
+
+
 # Where pytest finds its configuration in a tree, and the section that makes a file one.
 _PYTEST_CONFIGS = {"pytest.ini": "", ".pytest.ini": "", "pytest.toml": "",
                    "pyproject.toml": "[tool.pytest", "tox.ini": "[pytest]",
@@ -161,8 +199,11 @@ def pytest_config_args(tree: Path, layout: Layout) -> list[str]:
 
 def run_upstream_tests(vpy: Path, tool: Tool, layout: Layout) -> UpstreamRun:
     """pin.toml's [test]: `python -m pytest PYTEST_ARGS` of the venv, from the top of the
-    patched tree, with the test requirements on PYTHONPATH."""
+    patched tree, with the test requirements on PYTHONPATH (or cargo test, for
+    cargo_args)."""
     tree = patched_tree(vpy, tool, layout)
+    if tool.cargo:
+        return run_cargo_tests(tool, tree, layout.log(f"tests-{tool.name}"))
     overlay = requirements_overlay(vpy, tool, layout)
     junit = layout.root / "tests" / f"{tool.name}.xml"
     junit.unlink(missing_ok=True)

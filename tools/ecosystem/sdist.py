@@ -40,6 +40,27 @@ def download(python: Path, name: str, version: str, sha256: str, dest: Path,
     return found[0]
 
 
+def download_wheel(python: Path, name: str, version: str, wheels: Mapping[str, str],
+                   dest: Path, env: Mapping[str, str] | None = None) -> Path:
+    """The binary wheel of name==version for this platform, fetched by python's pip into
+    dest and checked against wheels (file name -> sha256, a pin.toml's stock_wheels)."""
+    pip([str(python), "-m", "pip", "download", *PIP_QUIET, *PIP_NETWORK, "--no-deps",
+         "--only-binary", ":all:", "-d", str(dest), f"{name}=={version}"],
+        f"downloading the {name} {version} wheel", env)
+    found = sorted(dest.glob("*.whl"))
+    if len(found) != 1:
+        raise ToolError(f"pip download of the {name}=={version} wheel left "
+                        f"{[p.name for p in found]} in {dest}; expected one wheel")
+    wheel = found[0]
+    if wheel.name not in wheels:
+        raise ToolError(f"pip chose {wheel.name} for this platform, and the pin.toml of "
+                        f"{name} has no sha256 for it ([package] stock_wheels: "
+                        f"{', '.join(sorted(wheels))}); add that file with the sha256 "
+                        "that PyPI publishes for it")
+    verify_sha256(wheel, wheels[wheel.name])
+    return wheel
+
+
 def install(venv_python: Path, *targets: str | Path, deps: bool = False,
             env: Mapping[str, str] | None = None, pip_python: Path | None = None) -> None:
     """pip-install targets (trees, sdists, requirement specifiers) into the venv of

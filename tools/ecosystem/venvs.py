@@ -107,14 +107,22 @@ def tool_wheel(pip_python: Path, tool: Tool, variant: str, layout: Layout) -> Pa
         return built[0]
     for stale in dest.parent.glob(f"{tool.name}-*"):
         shutil.rmtree(stale)
-    target = patched_tree(pip_python, tool, layout) if variant == "patched" \
-        else fetch_sdist(pip_python, tool, layout)
     tmp = dest.with_name(dest.name + ".tmp")
+    if tmp.exists():
+        shutil.rmtree(tmp)
     tmp.mkdir(parents=True)
-    env = constraints_env(layout, tool.install_env)
-    shown = " ".join(f"{k}={v}" for k, v in tool.install_env.items())
-    say(f"{tool.name}: building the {variant} wheel{' with ' + shown if shown else ''}")
-    wheel = sdist.build_wheel(pip_python, target, tmp, env=env)
+    if variant == "stock" and tool.stock_wheels:
+        say(f"{tool.name}: downloading the binary wheel of the {tool.version} release "
+            "(stock_wheels in its pin.toml)")
+        wheel = sdist.download_wheel(pip_python, tool.name, tool.version, tool.stock_wheels,
+                                     tmp, env=constraints_env(layout))
+    else:
+        target = patched_tree(pip_python, tool, layout) if variant == "patched" \
+            else fetch_sdist(pip_python, tool, layout)
+        env = constraints_env(layout, tool.install_env)
+        shown = " ".join(f"{k}={v}" for k, v in tool.install_env.items())
+        say(f"{tool.name}: building the {variant} wheel{' with ' + shown if shown else ''}")
+        wheel = sdist.build_wheel(pip_python, target, tmp, env=env)
     tmp.rename(dest)
     return dest / wheel.name
 
