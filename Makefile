@@ -50,7 +50,8 @@ endef
 
 .DEFAULT_GOAL := all
 .NOTPARALLEL:
-.PHONY: all build deps deps-check fetch tree baseline test regrtest pytest ecosystem ecosystem-cargo-test docs docs-check \
+.PHONY: all build deps deps-check fetch tree baseline noperf test regrtest pytest ecosystem \
+	ecosystem-cargo-test docs docs-check \
 	debug refleak asan freethreaded tier2 series-check fuzz fuzz-grammar bench bench-quick \
 	bench-pyperformance bench-report dogfood migrate-check demo install dist wasm playground \
 	playground-test status clean help
@@ -78,6 +79,10 @@ build: tree ## regenerate, configure (when the flags changed) and build build/cp
 
 baseline: fetch ## unpatched upstream, same configure flags -> build/baseline/python
 	@$(BUILD_TREE) --baseline --configure-flags="$(CONFIGURE_FLAGS)"
+
+noperf: fetch ## the series without its last two patches (the performance patches), same configure flags -> build/noperf/python
+	@$(BUILD_TREE) --series-prefix -2 --tree $(BUILD)/noperf --name noperf \
+		--configure-flags="$(CONFIGURE_FLAGS)"
 
 test: regrtest docs-check pytest ## build, then the regression suite in parity mode, the docs check, then pytest
 

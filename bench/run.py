@@ -128,8 +128,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                     help=f"callgrind iterations of the call/make micros (default: 200000; "
                          f"--quick: {QUICK_CALLGRIND_LOOPS}); compile micros: 1")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2,
-                    help="parallel valgrind processes (instruction counts do not depend "
-                         "on it)")
+                    help="parallel valgrind processes; the micros of one process run "
+                         "one after another, and a few counts (function creation, the cell "
+                         "call) depend a little on what ran before: compare runs made with "
+                         "the same --jobs")
     ap.add_argument("--only", default=None, help="regex: only micros whose name matches")
     ap.add_argument("--pyperformance", choices=("none", "subset", "all"), default=None,
                     help="pyperformance: none, the call-heavy subset, or the whole suite "

@@ -11,7 +11,12 @@ build/logs/<name>-<step>.log, whose tail is shown on failure; -v streams it):
   3. make -j<jobs>
   4. (--regen) make regen-test-frozenmain, then make -j<jobs> again
   0. (--clone-of SOURCE) make the tree a clone of SOURCE at its HEAD first;
-     (--baseline) build build/baseline, unpatched upstream, made from the tarball
+     (--baseline) build build/baseline, unpatched upstream, made from the tarball;
+     (--series-prefix N) build a tree of the first N patches of patches/series
+     (N < 0: all but the last -N), made from the tarball like build/cpython, with
+     its patch directory beside it (<tree>-series/); `make noperf` is
+     --series-prefix -2 --tree build/noperf: the series without its two
+     performance patches, for the figures the PEP gives with and without them
   5. (--link) write LINK, a tiny sh wrapper that execs <tree>/python
      (a symlink would break `LINK -m venv`)
 
@@ -39,8 +44,8 @@ from pathlib import Path
 from tools import pq
 from tools.common import (ToolError, exits_on_tool_error, interpreter_info, rel, run, run_logged,
                           say, tail)
-from tools.pq import git
-from tools.paths import BASELINE, BASELINE_SERIES, LOGS, TREE, shown
+from tools.pq import git, read_series
+from tools.paths import BASELINE, BASELINE_SERIES, LOGS, NOPERF, PATCHES, TREE, shown
 
 REGEN_TARGETS = ["regen-token", "regen-pegen", "regen-ast", "regen-cases",
                  "regen-keyword", "regen-sre", "regen-typeslots", "regen-global-objects"]
@@ -183,18 +188,73 @@ def build_baseline(*, configure_flags: str = "", jobs: int = os.cpu_count() or 1
                  logdir=logdir, verbose=verbose)
 
 
+def series_prefix(patches: Path, count: int, dest: Path) -> list[str]:
+    """Make dest a patch directory holding the first count patches of patches/series
+    (count < 0: all but the last -count): copies of their files and a series file that
+    names them. Files of dest that are already right are left alone (so tools.pq sees
+    the same digest), patches no longer kept are removed. Returns the names kept."""
+    names = read_series(patches)
+    keep = count if count >= 0 else len(names) + count
+    if not 0 <= keep <= len(names):
+        raise ToolError(f"series prefix {count}: {shown(patches)}/series has "
+                        f"{len(names)} patches")
+    kept = names[:keep]
+    dest.mkdir(parents=True, exist_ok=True)
+    for old in dest.glob("*.patch"):
+        if old.name not in kept:
+            old.unlink()
+    for name in kept:
+        source, copy = patches / name, dest / name
+        if not source.is_file():
+            raise ToolError(f"{shown(patches)}/series names a missing file: {name}")
+        if not copy.is_file() or copy.read_bytes() != source.read_bytes():
+            shutil.copyfile(source, copy)
+    series = "".join(name + "\n" for name in kept)
+    if not (dest / "series").is_file() or (dest / "series").read_text() != series:
+        (dest / "series").write_text(series)
+    return kept
+
+
+def build_series_prefix(count: int, tree: Path = NOPERF, *, name: str = "noperf",
+                        configure_flags: str = "", jobs: int = os.cpu_count() or 1,
+                        build_tag: str | None = None, logdir: Path = LOGS,
+                        verbose: bool = False) -> Path:
+    """The first count patches of patches/series (count < 0: all but the last -count)
+    on the pristine tarball in tree (remade by tools.pq when the prefix changed), its
+    patch directory <tree>-series beside it; regenerated and built with configure_flags.
+    sys.version names it as `tools.pq version` names that tree, pep671-<count>-<digest>,
+    unless build_tag is given. Returns its interpreter."""
+    tree = tree.absolute()
+    if tree == TREE.absolute():
+        raise ToolError(f"a series prefix is built in a tree of its own, not {shown(TREE)}")
+    patches = tree.with_name(tree.name + "-series")
+    kept = series_prefix(PATCHES, count, patches)
+    say(f"[{name}] {len(kept)} of the {len(read_series(PATCHES))} patches of "
+        f"{shown(PATCHES)}/series, the last {kept[-1] if kept else '(none)'}")
+    pq.prepare(tree, patches)
+    tag = build_tag if build_tag is not None else pq.build_tag(tree, patches)
+    return build(tree, name=name, configure_flags=configure_flags, regen=True, jobs=jobs,
+                 build_tag=tag, logdir=logdir, verbose=verbose)
+
+
 @exits_on_tool_error
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python3 -m tools.build", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--tree", type=Path, default=TREE,
-                    help=f"the tree to build (default: {shown(TREE)})")
-    ap.add_argument("--name", default="cpython", help="label for progress lines and logs")
+    ap.add_argument("--tree", type=Path, default=None,
+                    help=f"the tree to build (default: {shown(TREE)}; with "
+                    f"--series-prefix, {shown(NOPERF)})")
+    ap.add_argument("--name", default=None, help="label for progress lines and logs "
+                    "(default: cpython; with --series-prefix, noperf)")
     ap.add_argument("--clone-of", type=Path,
                     help="first make --tree a clone of this git tree at its HEAD")
     ap.add_argument("--baseline", action="store_true",
                     help=f"build the unpatched upstream tree {shown(BASELINE)} instead "
                     "(made from the tarball when missing)")
+    ap.add_argument("--series-prefix", type=int, metavar="N",
+                    help="build the first N patches of patches/series instead (N < 0: all "
+                    "but the last -N; -2 leaves out the performance patches) in --tree, "
+                    "made from the tarball when missing or when N changed; implies --regen")
     ap.add_argument("--configure-flags", default="", help="extra ./configure options")
     ap.add_argument("--regen", action="store_true", help="regenerate generated files")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
@@ -204,6 +264,18 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--logdir", type=Path, default=LOGS)
     ap.add_argument("-v", "--verbose", action="store_true", help="stream build output")
     args = ap.parse_args(argv)
+    if args.series_prefix is not None:
+        if args.baseline or args.clone_of is not None or args.link is not None:
+            ap.error("--series-prefix makes its own tree: not with --baseline, --clone-of "
+                     "or --link")
+        build_series_prefix(args.series_prefix, args.tree or NOPERF,
+                            name=args.name or "noperf",
+                            configure_flags=args.configure_flags, jobs=args.jobs,
+                            build_tag=args.build_tag, logdir=args.logdir,
+                            verbose=args.verbose)
+        return 0
+    args.tree = args.tree or TREE
+    args.name = args.name or "cpython"
     if args.baseline:
         build_baseline(configure_flags=args.configure_flags, jobs=args.jobs,
                        logdir=args.logdir, verbose=args.verbose)

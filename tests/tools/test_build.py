@@ -78,3 +78,46 @@ def test_a_failing_step_names_its_log(tmp_path: Path) -> None:
     with pytest.raises(ToolError, match="test-fail.log"):
         builder.step("a step that fails", "fail", ["sh", "-c", "echo oops; exit 3"])
     assert "oops" in (tmp_path / "logs" / "test-fail.log").read_text()
+
+
+def write_series(patches: Path, names: list[str]) -> None:
+    patches.mkdir(parents=True, exist_ok=True)
+    for name in names:
+        (patches / name).write_text(f"patch {name}\n")
+    (patches / "series").write_text("# a comment\n" + "".join(n + "\n" for n in names))
+
+
+def test_a_series_prefix_keeps_the_first_patches(tmp_path: Path) -> None:
+    patches, dest = tmp_path / "patches", tmp_path / "noperf-series"
+    names = [f"000{i}-p.patch" for i in range(1, 5)]
+    write_series(patches, names)
+    assert build.series_prefix(patches, -2, dest) == names[:2]
+    assert (dest / "series").read_text() == "".join(n + "\n" for n in names[:2])
+    assert sorted(p.name for p in dest.glob("*.patch")) == names[:2]
+    assert (dest / names[1]).read_text() == f"patch {names[1]}\n"
+    # an unchanged prefix leaves the files alone; a shorter one removes the others
+    before = (dest / names[0]).stat().st_mtime_ns
+    assert build.series_prefix(patches, 2, dest) == names[:2]
+    assert (dest / names[0]).stat().st_mtime_ns == before
+    assert build.series_prefix(patches, 1, dest) == names[:1]
+    assert sorted(p.name for p in dest.glob("*.patch")) == names[:1]
+    assert build.series_prefix(patches, 0, dest) == []
+    assert (dest / "series").read_text() == ""
+
+
+def test_a_series_prefix_must_exist(tmp_path: Path) -> None:
+    patches = tmp_path / "patches"
+    write_series(patches, ["0001-p.patch", "0002-p.patch"])
+    for count in (3, -3):
+        with pytest.raises(ToolError, match="has 2 patches"):
+            build.series_prefix(patches, count, tmp_path / "dest")
+    (patches / "0002-p.patch").unlink()
+    with pytest.raises(ToolError, match="missing file: 0002-p.patch"):
+        build.series_prefix(patches, 2, tmp_path / "dest")
+
+
+def test_a_series_prefix_is_never_built_in_the_main_tree() -> None:
+    with pytest.raises(ToolError, match="tree of its own"):
+        build.build_series_prefix(-2, build.TREE)
+    with pytest.raises(SystemExit):
+        build.main(["--series-prefix", "-2", "--baseline"])
