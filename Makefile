@@ -59,7 +59,7 @@ endef
 all: build ## fetch, patch, regenerate, configure, build -> ./python
 
 help: ## list the targets
-	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t20
+	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t22
 
 deps: ## install the missing Debian build dependencies (as root; the first step of make)
 	@$(TOOL).deps install
