@@ -106,8 +106,10 @@ def ecosystem_venv() -> Path:
 
 # A tool whose tests are Rust's (ruff) has them run by `make ecosystem-cargo-test`: a
 # cold build of its tests takes about 25 minutes on 2 cores, which make test cannot
-# afford on a fresh machine. Its probe, on the patched build, runs here.
-@pytest.mark.parametrize("patched", [t for t in TOOLS if not t.cargo], ids=lambda t: t.name)
+# afford on a fresh machine. Likewise a tool whose tests are jest's (basedpyright), by
+# `make ecosystem-jest-test` (minutes). Their probes, on the patched builds, run here.
+@pytest.mark.parametrize("patched", [t for t in TOOLS if not (t.cargo or t.jest)],
+                         ids=lambda t: t.name)
 def test_upstream_tests_of_the_patch(patched: ecosystem.Tool, ecosystem_venv: Path) -> None:
     try:
         run = ecosystem.run_upstream_tests(ecosystem_venv, patched, ecosystem.Layout())

@@ -36,13 +36,15 @@ current), the upstream tests of each patch (pin.toml [test]) and the patched pro
 from tools.ecosystem.manifest import (CONSTRAINTS, CORPUS, FRAMEWORKS, THIRD_PARTY, UNPATCHED,
                                       VARIANTS, Tool, Unpatched, load_tool, load_tools,
                                       load_unpatched, norm)
-from tools.ecosystem.probes import (ProbeResult, UpstreamRun, parse_cargo_test, parse_junit,
-                                    run_frameworks, run_probe, run_upstream_tests)
+from tools.ecosystem.probes import (ProbeResult, UpstreamRun, parse_cargo_test,
+                                    parse_jest_json, parse_junit, run_frameworks, run_probe,
+                                    run_upstream_tests)
 from tools.ecosystem.report import render_report
 from tools.ecosystem.venvs import Layout, check_venv, prepare_venv, venv_key
 
 __all__ = ["CONSTRAINTS", "CORPUS", "FRAMEWORKS", "THIRD_PARTY", "UNPATCHED", "VARIANTS",
            "Layout", "ProbeResult", "Tool", "Unpatched", "UpstreamRun", "check_venv",
-           "load_tool", "load_tools", "load_unpatched", "norm", "parse_cargo_test", "parse_junit",
+           "load_tool", "load_tools", "load_unpatched", "norm", "parse_cargo_test",
+           "parse_jest_json", "parse_junit",
            "prepare_venv",
            "render_report", "run_frameworks", "run_probe", "run_upstream_tests", "venv_key"]
