@@ -7,7 +7,9 @@ the contract. This program:
 1. makes two venvs with the interpreter (default ./python): build/ecosystem/venv,
    with the patched build of every tool, and build/ecosystem/venv-stock, with the
    same releases unpatched. Each sdist is downloaded with pip and checked against
-   its sha256; the patched tree gets the patch; wheels are built (pin.toml's
+   its sha256; the patched tree gets the patch, then pin.toml's prepare commands
+   (where the tool's own build would fetch tools this machine cannot reach); wheels
+   are built (pin.toml's
    install_env in the environment; kept per user in ~/.cache/pep671/ecosystem-wheels)
    in the order of pin.toml's `needs`, then all of a
    venv's wheels are installed by one pip run, so that a tool's dependency on another
@@ -25,6 +27,8 @@ the contract. This program:
 
 Exit status 1 when a patched probe fails, a tool that needs no patch fails, or (with
 --tests) the upstream tests of a patch fail; stock results are recorded, not judged.
+The upstream tests that take long run only on request: cargo test runs (ruff) with
+--cargo-tests, jest runs (basedpyright) with --jest-tests.
 pip's output goes to build/ecosystem/logs/. Needs PyPI (sdists, dependencies, build
 backends) until the venvs are built.
 

@@ -140,7 +140,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="skip the stock venv and the stock probes")
     ap.add_argument("--tests", action="store_true",
                     help="also run the upstream tests of each patch (as make test does), "
-                    "but for the cargo test runs of a tool whose tests are Rust's")
+                    "but for the cargo test runs of a tool whose tests are Rust's and the "
+                    "jest runs of one whose tests are jest's")
     ap.add_argument("--cargo-tests", action="store_true",
                     help="only the tools whose tests are cargo test runs (ruff): their "
                     "probes and those runs (a cold build of the tests takes about 25 "
