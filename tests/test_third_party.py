@@ -133,6 +133,7 @@ def test_ecosystem_venv_scripts(ecosystem_venv: Path) -> None:
     for command, expected in (
             ([bin_dir / "sphinx-build", "--version"], f"sphinx-build {pins['sphinx']}"),
             ([bin_dir / "pygmentize", "-V"], f"Pygments version {pins['pygments']}"),
+            ([bin_dir / "basedpyright", "--version"], f"basedpyright {pins['basedpyright']}"),
             ([ecosystem_venv, "-c", "import jedi; print(jedi.__version__)"], pins["jedi"])):
         out = subprocess.run(command, capture_output=True, text=True, env=scrubbed_env())
         assert out.returncode == 0 and expected in out.stdout, (command, out.stderr)
