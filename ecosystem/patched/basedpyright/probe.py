@@ -9,7 +9,10 @@ venv's interpreter for the Python version), must:
    ``__class__`` is checked in the function's scope;
 2. report exactly one error on ``late_defaults_type_error.py``: the ``int`` default of
    the parameter declared ``str``, at that default (after the ``=>``), and nothing for
-   the other late defaults (a ``list[int] => []`` needs no ``None`` in its annotation).
+   the other late defaults (a ``list[int] => []`` needs no ``None`` in its annotation);
+3. report on ``late_defaults_lint.py`` an error exactly on each line whose comment names
+   undefined-variable or used-before-assignment: a name that exists nowhere, a local
+   the body assigns after the default runs (unbound), a name of the class body.
 
 A stock release gives syntax errors. Standard library only; no network.
 """
@@ -19,10 +22,14 @@ from __future__ import annotations
 import json
 import os
 import pathlib
+import re
 import shutil
 import subprocess
 
 _TYPE_ERROR_MODULE = "late_defaults_type_error.py"
+_LINT_MODULE = "late_defaults_lint.py"
+# late_defaults_lint.py: "def ...:  # undefined-variable 'missing_name'"
+_MARK = re.compile(r"#\s*(undefined-variable|used-before-assignment)")
 # the late default of late_defaults_type_error.py that must be the one error
 _BAD_DEFAULT = "fill: str => width"
 
@@ -67,7 +74,8 @@ def probe(python: str, corpus: pathlib.Path, workdir: pathlib.Path) -> tuple[boo
         return False, f"no basedpyright script beside {python}"
     # the work directory is the project: its own (empty) configuration, nothing above it
     (workdir / "pyrightconfig.json").write_text("{}\n")
-    for source in (corpus, corpus.with_name(_TYPE_ERROR_MODULE)):
+    for source in (corpus, corpus.with_name(_TYPE_ERROR_MODULE),
+                   corpus.with_name(_LINT_MODULE)):
         shutil.copyfile(source, workdir / source.name)
     lines = _run([command, "--version"], workdir).stdout.strip().splitlines()
     version = " ".join(lines[:2]) or "basedpyright"
@@ -91,5 +99,18 @@ def probe(python: str, corpus: pathlib.Path, workdir: pathlib.Path) -> tuple[boo
         return False, (f"{version}: {_TYPE_ERROR_MODULE}: {len(found)} error(s) where "
                        f"one was expected at {row + 1}:{column + 1} (the late default of "
                        f"'fill'): {shown}")
+    type_error = _shown(found[0])
+
+    found = _errors(command, python, workdir / _LINT_MODULE, workdir)
+    if isinstance(found, str):
+        return False, found
+    lines = (workdir / _LINT_MODULE).read_text(encoding="utf-8").splitlines()
+    want = {number for number, line in enumerate(lines) if _MARK.search(line)}
+    got = {((d.get("range") or {}).get("start") or {}).get("line") for d in found}
+    if got != want or len(found) != len(want):
+        return False, (f"{version}: {_LINT_MODULE}: errors on lines "
+                       f"{sorted(n + 1 for n in got if n is not None)}, expected one on each "
+                       f"of {sorted(n + 1 for n in want)}")
     return True, (f"{version}: {corpus.name}: no error; {_TYPE_ERROR_MODULE}: exactly the "
-                  f"error in the late default, {_shown(found[0])}")
+                  f"error in the late default, {type_error}; {_LINT_MODULE}: an undefined "
+                  f"or unbound name on exactly the {len(want)} marked lines")
