@@ -51,7 +51,7 @@ endef
 .DEFAULT_GOAL := all
 .NOTPARALLEL:
 .PHONY: all build deps deps-check fetch tree baseline noperf test regrtest pytest ecosystem \
-	ecosystem-cargo-test docs docs-check \
+	ecosystem-cargo-test ecosystem-jest-test docs docs-check \
 	debug refleak asan freethreaded tier2 series-check fuzz fuzz-grammar bench bench-quick \
 	bench-pyperformance bench-report dogfood migrate-check demo install dist wasm playground \
 	playground-test status clean help
@@ -98,6 +98,9 @@ ecosystem: build ## ecosystem/patched/ tools stock and patched, in venvs of ./py
 
 ecosystem-cargo-test: build ## the cargo tests of the patched Rust tools (ruff): ~25 min from a cold cargo cache, not in make test
 	@$(TOOL).ecosystem --python $(PYTHON) --no-stock --cargo-tests
+
+ecosystem-jest-test: build ## the jest tests of the patched TypeScript tools (basedpyright): minutes, not in make test
+	@$(TOOL).ecosystem --python $(PYTHON) --no-stock --jest-tests
 
 debug: tree ## a --with-pydebug build of the patched tree -> build/debug/python
 	$(call clone_build,debug,--with-pydebug)

@@ -106,8 +106,10 @@ def ecosystem_venv() -> Path:
 
 # A tool whose tests are Rust's (ruff) has them run by `make ecosystem-cargo-test`: a
 # cold build of its tests takes about 25 minutes on 2 cores, which make test cannot
-# afford on a fresh machine. Its probe, on the patched build, runs here.
-@pytest.mark.parametrize("patched", [t for t in TOOLS if not t.cargo], ids=lambda t: t.name)
+# afford on a fresh machine. Likewise a tool whose tests are jest's (basedpyright), by
+# `make ecosystem-jest-test` (minutes). Their probes, on the patched builds, run here.
+@pytest.mark.parametrize("patched", [t for t in TOOLS if not (t.cargo or t.jest)],
+                         ids=lambda t: t.name)
 def test_upstream_tests_of_the_patch(patched: ecosystem.Tool, ecosystem_venv: Path) -> None:
     try:
         run = ecosystem.run_upstream_tests(ecosystem_venv, patched, ecosystem.Layout())
@@ -131,6 +133,7 @@ def test_ecosystem_venv_scripts(ecosystem_venv: Path) -> None:
     for command, expected in (
             ([bin_dir / "sphinx-build", "--version"], f"sphinx-build {pins['sphinx']}"),
             ([bin_dir / "pygmentize", "-V"], f"Pygments version {pins['pygments']}"),
+            ([bin_dir / "basedpyright", "--version"], f"basedpyright {pins['basedpyright']}"),
             ([ecosystem_venv, "-c", "import jedi; print(jedi.__version__)"], pins["jedi"])):
         out = subprocess.run(command, capture_output=True, text=True, env=scrubbed_env())
         assert out.returncode == 0 and expected in out.stdout, (command, out.stderr)

@@ -4,6 +4,7 @@ themselves are tests/test_third_party.py."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -57,7 +58,9 @@ def test_tools_come_after_what_they_need(tmp_path: Path) -> None:
     ('["loop"]', '["pytest==8.3.5"]', "", "the needs form a cycle: loop -> loop"),
     ("[]", '["pytest>=8"]', "", "'pytest>=8' is not an exact pin"),
     ("[]", '["pytest==8.3.5"]', 'timeout = 3\n', "unknown key(s) timeout in [test]"),
-    ("[]", '["pytest==8.3.5"]', 'cargo = [["-p", "x"]]\n', "and not both"),
+    ("[]", '["pytest==8.3.5"]', 'cargo = [["-p", "x"]]\n', "and not more than one"),
+    ("[]", '["pytest==8.3.5"]', 'jest = [["x.test"]]\n', "and not more than one"),
+    ("[]", '["pytest==8.3.5"]', 'jest_dir = "packages/x"\n', "only with jest"),
 ])
 def test_pin_toml_breaking_the_contract_is_refused(tmp_path: Path, needs: str,
                                                    requirements: str, extra: str,
@@ -99,6 +102,69 @@ def test_cargo_runs_rust_tests(tmp_path: Path) -> None:
     pin.write_text(pin.read_text().replace("requirements = []", 'requirements = ["a==1"]'))
     with pytest.raises(ToolError, match="cargo test needs none"):
         ecosystem.load_tool(directory)
+
+
+def test_jest_runs_typescript_tests(tmp_path: Path) -> None:
+    directory = make_tool(tmp_path, "typed", requirements="[]")
+    pin = directory / "pin.toml"
+    pin.write_text(pin.read_text().replace(
+        'pytest_args = ["tests"]',
+        'jest_dir = "packages/core"\njest = [["parser.test", "-t", "late"]]'))
+    tool = ecosystem.load_tool(directory)
+    assert (tool.pytest_args, tool.jest, tool.jest_dir) == (
+        (), (("parser.test", "-t", "late"),), "packages/core")
+    pin.write_text(pin.read_text().replace("requirements = []", 'requirements = ["a==1"]'))
+    with pytest.raises(ToolError, match="jest needs none"):
+        ecosystem.load_tool(directory)
+
+
+def test_jest_json_gives_the_cases(tmp_path: Path) -> None:
+    report = tmp_path / "jest.json"
+    report.write_text(json.dumps({"numPendingTests": 2, "testResults": [
+        {"name": "/t/src/tests/parser.test.ts", "status": "passed", "assertionResults": [
+            {"fullName": "LateBoundDefaults - lambda", "status": "passed"},
+            {"fullName": "Empty", "status": "pending"}]},
+        {"name": "/t/src/tests/checker.test.ts", "status": "failed", "assertionResults": [
+            {"fullName": "LateBoundDefaults1", "status": "failed"},
+            {"fullName": "Old", "status": "pending"}]},
+        {"name": "/t/src/tests/broken.test.ts", "status": "failed",
+         "assertionResults": []}]}))
+    cases = ecosystem.parse_jest_json(report)
+    assert cases == {"parser.test.ts::LateBoundDefaults - lambda": "passed",
+                     "parser.test.ts::Empty": "skipped",
+                     "checker.test.ts::LateBoundDefaults1": "failed",
+                     "checker.test.ts::Old": "skipped",
+                     "broken.test.ts::(the file did not run)": "error"}
+    # with -t, the pending tests are the ones the name pattern left out
+    filtered = ecosystem.parse_jest_json(report, filtered=True)
+    assert sorted(filtered) == ["broken.test.ts::(the file did not run)",
+                                "checker.test.ts::LateBoundDefaults1",
+                                "parser.test.ts::LateBoundDefaults - lambda"]
+    run = ecosystem.UpstreamRun(1, tmp_path / "log", filtered)
+    assert run.problems()[1].startswith("2 failed: checker.test.ts::LateBoundDefaults1")
+
+
+def test_prepare_adapts_the_patched_build_only(tmp_path: Path) -> None:
+    directory = make_tool(tmp_path, "bundled")
+    pin = directory / "pin.toml"
+    plain = ecosystem.load_tool(directory)
+    script = directory / "offline.py"
+    script.write_text("print('prepared')\n")
+    pin.write_text(pin.read_text().replace(
+        "needs = []", 'needs = []\nprepare = [["{python}", "{tool}/offline.py", "--x"]]'))
+    with pytest.raises(ToolError, match="stock_wheels"):
+        ecosystem.load_tool(directory)
+    wheel = "bundled-1.0-py3-none-any.whl"
+    pin.write_text(pin.read_text().replace(
+        "needs = []", f'needs = []\nstock_wheels = {{"{wheel}" = "{"cd" * 32}"}}'))
+    tool = ecosystem.load_tool(directory)
+    assert tool.prepare_commands("/py") == [["/py", f"{directory}/offline.py", "--x"]]
+    # the commands and the files of the tool's directory they name are inputs of the
+    # patched build; a tool without prepare keeps its key
+    assert tool.key("patched") != plain.key("patched")
+    before = tool.key("patched")
+    script.write_text("print('prepared again')\n")
+    assert tool.key("patched") != before
 
 
 def test_stock_wheels_make_the_stock_variant_a_download(tmp_path: Path) -> None:

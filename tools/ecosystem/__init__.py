@@ -7,7 +7,9 @@ the contract. This program:
 1. makes two venvs with the interpreter (default ./python): build/ecosystem/venv,
    with the patched build of every tool, and build/ecosystem/venv-stock, with the
    same releases unpatched. Each sdist is downloaded with pip and checked against
-   its sha256; the patched tree gets the patch; wheels are built (pin.toml's
+   its sha256; the patched tree gets the patch, then pin.toml's prepare commands
+   (where the tool's own build would fetch tools this machine cannot reach); wheels
+   are built (pin.toml's
    install_env in the environment; kept per user in ~/.cache/pep671/ecosystem-wheels)
    in the order of pin.toml's `needs`, then all of a
    venv's wheels are installed by one pip run, so that a tool's dependency on another
@@ -25,6 +27,8 @@ the contract. This program:
 
 Exit status 1 when a patched probe fails, a tool that needs no patch fails, or (with
 --tests) the upstream tests of a patch fail; stock results are recorded, not judged.
+The upstream tests that take long run only on request: cargo test runs (ruff) with
+--cargo-tests, jest runs (basedpyright) with --jest-tests.
 pip's output goes to build/ecosystem/logs/. Needs PyPI (sdists, dependencies, build
 backends) until the venvs are built.
 
@@ -36,13 +40,15 @@ current), the upstream tests of each patch (pin.toml [test]) and the patched pro
 from tools.ecosystem.manifest import (CONSTRAINTS, CORPUS, FRAMEWORKS, THIRD_PARTY, UNPATCHED,
                                       VARIANTS, Tool, Unpatched, load_tool, load_tools,
                                       load_unpatched, norm)
-from tools.ecosystem.probes import (ProbeResult, UpstreamRun, parse_cargo_test, parse_junit,
-                                    run_frameworks, run_probe, run_upstream_tests)
+from tools.ecosystem.probes import (ProbeResult, UpstreamRun, parse_cargo_test,
+                                    parse_jest_json, parse_junit, run_frameworks, run_probe,
+                                    run_upstream_tests)
 from tools.ecosystem.report import render_report
 from tools.ecosystem.venvs import Layout, check_venv, prepare_venv, venv_key
 
 __all__ = ["CONSTRAINTS", "CORPUS", "FRAMEWORKS", "THIRD_PARTY", "UNPATCHED", "VARIANTS",
            "Layout", "ProbeResult", "Tool", "Unpatched", "UpstreamRun", "check_venv",
-           "load_tool", "load_tools", "load_unpatched", "norm", "parse_cargo_test", "parse_junit",
+           "load_tool", "load_tools", "load_unpatched", "norm", "parse_cargo_test",
+           "parse_jest_json", "parse_junit",
            "prepare_venv",
            "render_report", "run_frameworks", "run_probe", "run_upstream_tests", "venv_key"]

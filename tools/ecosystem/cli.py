@@ -45,11 +45,11 @@ def say_result(what: str, result: ProbeResult) -> None:
 
 
 def probe_tool(tool: Tool, venvs: dict[str, Path], layout: Layout, display: str,
-               tests: bool, cargo_tests: bool,
-               failed: list[str]) -> tuple[dict[str, Any], str | None]:
+               tests: bool, cargo_tests: bool, failed: list[str],
+               jest_tests: bool = False) -> tuple[dict[str, Any], str | None]:
     """The report's row of a patched tool (its probe against each venv) and, with tests,
-    the summary of its upstream tests (cargo test runs only with cargo_tests); what fails
-    is added to failed."""
+    the summary of its upstream tests (cargo test runs only with cargo_tests, jest runs
+    only with jest_tests); what fails is added to failed."""
     row: dict[str, Any] = {"tool": tool.name, "display": display, "version": tool.version}
     for variant in VARIANTS:
         row[variant] = None
@@ -66,6 +66,11 @@ def probe_tool(tool: Tool, venvs: dict[str, Path], layout: Layout, display: str,
     if tool.cargo and not cargo_tests:
         summary = ("not run here: its tests are cargo test runs, which --cargo-tests "
                    "(make ecosystem-cargo-test) runs")
+        say(f"{tool.name}: upstream tests {summary}")
+        return row, summary
+    if tool.jest and not jest_tests:
+        summary = ("not run here: its tests are jest runs, which --jest-tests "
+                   "(make ecosystem-jest-test) runs")
         say(f"{tool.name}: upstream tests {summary}")
         return row, summary
     upstream = run_upstream_tests(venvs["patched"], tool, layout)
@@ -135,11 +140,15 @@ def main(argv: list[str] | None = None) -> int:
                     help="skip the stock venv and the stock probes")
     ap.add_argument("--tests", action="store_true",
                     help="also run the upstream tests of each patch (as make test does), "
-                    "but for the cargo test runs of a tool whose tests are Rust's")
+                    "but for the cargo test runs of a tool whose tests are Rust's and the "
+                    "jest runs of one whose tests are jest's")
     ap.add_argument("--cargo-tests", action="store_true",
                     help="only the tools whose tests are cargo test runs (ruff): their "
                     "probes and those runs (a cold build of the tests takes about 25 "
                     "minutes on 2 cores; the target directory is kept)")
+    ap.add_argument("--jest-tests", action="store_true",
+                    help="only the tools whose tests are jest runs (basedpyright): their "
+                    "probes and those runs (minutes: ts-jest compiles each test file)")
     ap.add_argument("--venv-only", action="store_true",
                     help="make build/ecosystem/venv current and stop")
     ap.add_argument("--list", action="store_true", help="list the tools and stop")
@@ -150,10 +159,13 @@ def main(argv: list[str] | None = None) -> int:
         list_tools(tools, extras)
         return 0
     known = {t.name for t in tools} | {u.name for u in extras} | set(FRAMEWORKS)
-    if args.cargo_tests:
+    if args.cargo_tests or args.jest_tests:
         if args.tool:
-            raise ToolError("--cargo-tests chooses the tools itself; drop --tool")
-        args.tool, args.tests = [t.name for t in tools if t.cargo], True
+            raise ToolError("--cargo-tests and --jest-tests choose the tools themselves; "
+                            "drop --tool")
+        args.tool = [t.name for t in tools
+                     if (args.cargo_tests and t.cargo) or (args.jest_tests and t.jest)]
+        args.tests = True
     if set(args.tool) - known:
         raise ToolError(f"unknown tool(s) {', '.join(sorted(set(args.tool) - known))}; "
                         "--list shows them")
@@ -167,7 +179,8 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     failed = run_and_report(python, version, venvs, inventories, tools, extras, layout,
                             chosen=set(args.tool) or known, tests=args.tests,
-                            cargo_tests=args.cargo_tests, started=started)
+                            cargo_tests=args.cargo_tests, jest_tests=args.jest_tests,
+                            started=started)
     if failed:
         print(f"error: failed: {', '.join(failed)} (see {rel(layout.root / 'report.md')})",
               file=sys.stderr)
@@ -202,7 +215,8 @@ def prepare_venvs(python: Path, variants: tuple[str, ...], tools: list[Tool],
 def run_and_report(python: Path, version: str, venvs: dict[str, Path],
                    inventories: dict[str, Inventory], tools: list[Tool],
                    extras: list[Unpatched], layout: Layout, *, chosen: set[str], tests: bool,
-                   cargo_tests: bool = False, started: float) -> list[str]:
+                   cargo_tests: bool = False, jest_tests: bool = False,
+                   started: float) -> list[str]:
     """Steps 2 and 3: the probes (and with tests, the upstream tests) of the chosen
     tools, then report.md and report.json. Returns what failed."""
     built = time.monotonic() - started
@@ -212,7 +226,7 @@ def run_and_report(python: Path, version: str, venvs: dict[str, Path],
     for tool in tools:
         if tool.name in chosen:
             row, summary = probe_tool(tool, venvs, layout, dists[norm(tool.name)]["name"],
-                                      tests, cargo_tests, failed)
+                                      tests, cargo_tests, failed, jest_tests)
             rows.append(row)
             if summary is not None:
                 upstream[tool.name] = summary

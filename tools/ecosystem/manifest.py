@@ -32,6 +32,10 @@ PROBE_TIMEOUT = 900
 TEST_TIMEOUT = 1800
 # cargo test compiles the tests first: a cold debug build of a large workspace on two cores
 CARGO_TEST_TIMEOUT = 5400
+# jest compiles each TypeScript test file (ts-jest, type-checked) before it runs it
+JEST_TEST_TIMEOUT = 1800
+# [package] prepare: commands run at the top of the patched tree before its wheel is built
+PREPARE_TIMEOUT = 1800
 VARIANTS = ("patched", "stock")
 
 
@@ -74,16 +78,34 @@ class Tool:
     # [package] stock_wheels: the stock variant is the release's binary wheel (file name ->
     # sha256), not a build of its sdist
     stock_wheels: dict[str, str] = field(default_factory=dict)
+    # [package] prepare: commands run at the top of the patched tree before pip builds its
+    # wheel ({tool}: this directory, {python}: the interpreter running tools.ecosystem)
+    prepare: tuple[tuple[str, ...], ...] = ()
+    # [test] jest, for a tool whose tests are jest's: `node_modules/.bin/jest ARGS` for
+    # each ARGS, in the directory jest_dir of the patched tree
+    jest: tuple[tuple[str, ...], ...] = ()
+    jest_dir: str = "."
 
     @property
     def probe(self) -> Path:
         return self.dir / "probe.py"
 
+    def prepare_commands(self, python: str) -> list[list[str]]:
+        """[package] prepare with {tool} and {python} filled in."""
+        return [[arg.replace("{tool}", str(self.dir)).replace("{python}", python)
+                 for arg in command] for command in self.prepare]
+
     def key(self, variant: str) -> str:
         """What a build of this variant depends on."""
         if variant == "patched":
+            # prepare is an input only where there is one (the keys of the others stay),
+            # with the files of this directory that its commands name
+            named = sorted({arg for command in self.prepare_commands("") for arg in command
+                            if arg.startswith(str(self.dir)) and Path(arg).is_file()})
+            prepared = [json.dumps(self.prepare), *(Path(f).read_bytes() for f in named)] \
+                if self.prepare else []
             return digest(self.name, self.version, self.sdist_sha256, self.patch.read_bytes(),
-                          json.dumps(self.install_env, sort_keys=True))
+                          json.dumps(self.install_env, sort_keys=True), *prepared)
         if self.stock_wheels:
             return digest(self.name, self.version, "stock wheels",
                           json.dumps(self.stock_wheels, sort_keys=True))
@@ -143,8 +165,9 @@ def load_tool(directory: Path) -> Tool:
         raise ToolError(f"{rel(pin)}: {exc}") from None
     package, test = _table(data, "package", pin), _table(data, "test", pin)
     _check_keys(package, {"name", "version", "sdist_sha256", "patch", "needs", "install_env",
-                          "stock_wheels"}, "package", pin)
-    _check_keys(test, {"pytest_args", "cargo", "requirements", "env"}, "test", pin)
+                          "stock_wheels", "prepare"}, "package", pin)
+    _check_keys(test, {"pytest_args", "cargo", "jest", "jest_dir", "requirements", "env"},
+                "test", pin)
     for key in ("name", "version", "sdist_sha256", "patch"):
         if not isinstance(package.get(key), str):
             raise ToolError(f"{rel(pin)}: [package] needs {key} = \"...\"")
@@ -169,24 +192,39 @@ def load_tool(directory: Path) -> Tool:
             raise ToolError(f"{rel(pin)}: [test] requirements: {requirement!r} is not an "
                             "exact pin (name==version)")
     pytest_args = _strings(test.get("pytest_args", []), "[test] pytest_args", pin)
-    runs = test.get("cargo", [])
-    if not isinstance(runs, list) or not all(isinstance(r, list) and r for r in runs):
-        raise ToolError(f"{rel(pin)}: [test] cargo must be a list of argument lists, one "
-                        "for each cargo test run")
-    cargo = tuple(_strings(r, "[test] cargo", pin) for r in runs)
-    if bool(pytest_args) == bool(cargo):
+    cargo = _commands(test.get("cargo", []), "[test] cargo", "cargo test run", pin)
+    jest = _commands(test.get("jest", []), "[test] jest", "jest run", pin)
+    if [bool(pytest_args), bool(cargo), bool(jest)].count(True) != 1:
         raise ToolError(f"{rel(pin)}: [test] needs pytest_args, or cargo for a tool "
-                        "whose tests are Rust's, and not both")
-    if cargo and requirements:
-        raise ToolError(f"{rel(pin)}: [test] requirements are for pytest_args; cargo "
-                        "test needs none")
+                        "whose tests are Rust's, or jest for one whose tests are jest's, "
+                        "and not more than one")
+    if (cargo or jest) and requirements:
+        raise ToolError(f"{rel(pin)}: [test] requirements are for pytest_args; "
+                        f"{'cargo test' if cargo else 'jest'} needs none")
+    jest_dir = test.get("jest_dir", ".")
+    if not isinstance(jest_dir, str) or (jest_dir != "." and not jest):
+        raise ToolError(f"{rel(pin)}: [test] jest_dir is the directory (a string) of the "
+                        "jest runs, and only with jest")
+    prepare = _commands(package.get("prepare", []), "[package] prepare", "command", pin)
+    if prepare and not stock_wheels:
+        raise ToolError(f"{rel(pin)}: [package] prepare adapts the build of the patched "
+                        "tree; the stock variant is then the release's wheel "
+                        "(stock_wheels), not a build of the unprepared sdist")
     return Tool(name=package["name"], dir=directory, version=package["version"],
                 sdist_sha256=package["sdist_sha256"], patch=patch,
                 needs=_strings(package.get("needs", []), "needs", pin),
                 install_env=_env(package.get("install_env", {}), "install_env", pin),
                 pytest_args=pytest_args, test_requirements=requirements,
                 test_env=_env(test.get("env", {}), "[test] env", pin), cargo=cargo,
-                stock_wheels=stock_wheels)
+                stock_wheels=stock_wheels, prepare=prepare, jest=jest, jest_dir=jest_dir)
+
+
+def _commands(value: Any, what: str, one: str, where: Path) -> tuple[tuple[str, ...], ...]:
+    """A list of argument lists (pin.toml's [test] cargo, [test] jest, [package] prepare)."""
+    if not isinstance(value, list) or not all(isinstance(v, list) and v for v in value):
+        raise ToolError(f"{rel(where)}: {what} must be a list of argument lists, one "
+                        f"for each {one}")
+    return tuple(_strings(v, what, where) for v in value)
 
 
 def load_tools(root: Path = THIRD_PARTY) -> list[Tool]:

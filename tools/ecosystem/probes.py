@@ -15,7 +15,8 @@ from pathlib import Path
 from tools.common import cache_dir, ensure_venv, rel, run_logged, say, scrubbed_env, tail
 from tools.ecosystem import sdist
 from tools.ecosystem.manifest import (CARGO_TEST_TIMEOUT, CORPUS, FRAMEWORK_TESTS, FRAMEWORKS,
-                                      LATE_TEST, PROBE_TIMEOUT, TEST_TIMEOUT, Tool, digest)
+                                      JEST_TEST_TIMEOUT, LATE_TEST, PROBE_TIMEOUT,
+                                      TEST_TIMEOUT, Tool, digest)
 from tools.ecosystem.venvs import Layout, patched_tree
 from tools.paths import REPO, TEST_REQUIREMENTS, VENV
 
@@ -176,6 +177,56 @@ def run_cargo_tests(tool: Tool, tree: Path, log: Path) -> UpstreamRun:
     return UpstreamRun(rc, log, parse_cargo_test(log), time.monotonic() - started)
 
 
+_JEST_OUTCOMES = {"passed": "passed", "failed": "failed", "pending": "skipped",
+                  "skipped": "skipped", "todo": "skipped", "disabled": "skipped"}
+
+
+def parse_jest_json(path: Path, filtered: bool = False) -> dict[str, str]:
+    """test id (file::full name) -> outcome, from jest's --json output. filtered: the run
+    chose tests by name (-t), so the pending ones are those it left out, not counted."""
+    if not path.is_file():
+        return {}
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except ValueError:
+        return {}
+    cases = {}
+    for suite in data.get("testResults", []):
+        name = Path(suite.get("name", "?")).name
+        if suite.get("status") == "failed" and not suite.get("assertionResults"):
+            cases[f"{name}::(the file did not run)"] = "error"
+        for case in suite.get("assertionResults", []):
+            outcome = _JEST_OUTCOMES.get(case.get("status", ""), "error")
+            if not (filtered and outcome == "skipped"):
+                cases[f"{name}::{case.get('fullName')}"] = outcome
+    return cases
+
+
+def run_jest_tests(tool: Tool, tree: Path, layout: Layout) -> UpstreamRun:
+    """pin.toml's [test] jest: `node_modules/.bin/jest ARGS` for each ARGS in jest_dir
+    of the patched tree (whose [package] prepare installed jest), one log; the outcomes
+    come from jest's --json output."""
+    cwd = tree / tool.jest_dir
+    log = layout.log(f"tests-{tool.name}")
+    say(f"{tool.name}: upstream tests ({len(tool.jest)} jest run(s), each file compiled "
+        f"first; log: {rel(log)})")
+    started, rc, cases = time.monotonic(), 0, {}
+    log.unlink(missing_ok=True)
+    for number, args in enumerate(tool.jest):
+        out = layout.root / "tests" / f"{tool.name}-jest-{number}.json"
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.unlink(missing_ok=True)
+        status = run_logged([cwd / "node_modules" / ".bin" / "jest", "--ci", "--json",
+                             f"--outputFile={out}", *args], log,
+                            env=scrubbed_env(tool.test_env), cwd=cwd, append=True,
+                            timeout=JEST_TEST_TIMEOUT)
+        rc = rc or status
+        cases.update(parse_jest_json(out, filtered=any(
+            a in ("-t", "--testNamePattern") or a.startswith("--testNamePattern=")
+            for a in args)))
+    return UpstreamRun(rc, log, cases, time.monotonic() - started)
+
+
 # Where pytest finds its configuration in a tree, and the section that makes a file one.
 _PYTEST_CONFIGS = {"pytest.ini": "", ".pytest.ini": "", "pytest.toml": "",
                    "pyproject.toml": "[tool.pytest", "tox.ini": "[pytest]",
@@ -199,11 +250,13 @@ def pytest_config_args(tree: Path, layout: Layout) -> list[str]:
 
 def run_upstream_tests(vpy: Path, tool: Tool, layout: Layout) -> UpstreamRun:
     """pin.toml's [test]: `python -m pytest PYTEST_ARGS` of the venv, from the top of the
-    patched tree, with the test requirements on PYTHONPATH (or cargo test, for
-    cargo_args)."""
+    patched tree, with the test requirements on PYTHONPATH (or cargo test, or jest, for
+    a tool whose tests are theirs)."""
     tree = patched_tree(vpy, tool, layout)
     if tool.cargo:
         return run_cargo_tests(tool, tree, layout.log(f"tests-{tool.name}"))
+    if tool.jest:
+        return run_jest_tests(tool, tree, layout)
     overlay = requirements_overlay(vpy, tool, layout)
     junit = layout.root / "tests" / f"{tool.name}.xml"
     junit.unlink(missing_ok=True)

@@ -6,16 +6,18 @@ from __future__ import annotations
 
 import json
 import shutil
+import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tools.common import (ToolError, cache_dir, create_venv, rel, run, say, scrubbed_env,
-                          verify_sha256)
+from tools.common import (ToolError, cache_dir, create_venv, rel, run, run_logged, say,
+                          scrubbed_env, tail, verify_sha256)
 from tools.ecosystem import sdist
-from tools.ecosystem.manifest import (CONSTRAINTS, Tool, Unpatched, digest, load_tools,
-                                      load_unpatched, norm, requirement_versions)
+from tools.ecosystem.manifest import (CONSTRAINTS, PREPARE_TIMEOUT, Tool, Unpatched, digest,
+                                      load_tools, load_unpatched, norm,
+                                      requirement_versions)
 from tools.paths import ECOSYSTEM_OUT
 
 
@@ -95,8 +97,24 @@ def patched_tree(pip_python: Path, tool: Tool, layout: Layout) -> Path:
     except ToolError as exc:
         raise ToolError(f"{rel(tool.patch)} does not apply to the {tool.name} "
                         f"{tool.version} sdist: {exc}") from None
+    prepare_tree(tool, tree, layout)
     stamp.write_text(f"{key}\n{tree.name}\n")
     return tree
+
+
+def prepare_tree(tool: Tool, tree: Path, layout: Layout) -> None:
+    """pin.toml's [package] prepare, at the top of the patched tree: how this machine
+    builds the tool where its own build bootstraps tools from elsewhere (a build
+    environment adaptation, as overriding rust-toolchain.toml is; not part of the patch)."""
+    log = layout.log(f"prepare-{tool.name}")
+    log.unlink(missing_ok=True)
+    for command in tool.prepare_commands(sys.executable):
+        say(f"{tool.name}: preparing the build: {' '.join(command)} (log: {rel(log)})")
+        status = run_logged(command, log, env=scrubbed_env(tool.install_env), cwd=tree,
+                            append=True, timeout=PREPARE_TIMEOUT)
+        if status != 0:
+            raise ToolError(f"{tool.name}: preparing the build failed (exit {status}): "
+                            f"{' '.join(command)}\n{tail(log, 20)}")
 
 
 def tool_wheel(pip_python: Path, tool: Tool, variant: str, layout: Layout) -> Path:

@@ -1,0 +1,116 @@
+"""Ecosystem probe for basedpyright (pyright's engine): type check late defaults.
+
+The venv's ``basedpyright`` (the CLI; its wheel depends on a Node.js wheel), with the
+default configuration (a ``pyrightconfig.json`` of ``{}`` in the work directory, the
+venv's interpreter for the Python version), must:
+
+1. report no error on the shared corpus ``late_defaults.py``: ``=>`` parses in every
+   position, and a late default that reads a parameter, ``self``, ``cls`` or
+   ``__class__`` is checked in the function's scope;
+2. report exactly one error on ``late_defaults_type_error.py``: the ``int`` default of
+   the parameter declared ``str``, at that default (after the ``=>``), and nothing for
+   the other late defaults (a ``list[int] => []`` needs no ``None`` in its annotation);
+3. report on ``late_defaults_lint.py`` an error exactly on each line whose comment names
+   undefined-variable or used-before-assignment: a name that exists nowhere, a local
+   the body assigns after the default runs (unbound), a name of the class body.
+
+A stock release gives syntax errors. Standard library only; no network.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pathlib
+import re
+import shutil
+import subprocess
+
+_TYPE_ERROR_MODULE = "late_defaults_type_error.py"
+_LINT_MODULE = "late_defaults_lint.py"
+# late_defaults_lint.py: "def ...:  # undefined-variable 'missing_name'"
+_MARK = re.compile(r"#\s*(undefined-variable|used-before-assignment)")
+# the late default of late_defaults_type_error.py that must be the one error
+_BAD_DEFAULT = "fill: str => width"
+
+
+def _run(cmd: list[str], cwd: pathlib.Path) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
+    return subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=600,
+                          env=env, stdin=subprocess.DEVNULL)
+
+
+def _errors(command: str, python: str, path: pathlib.Path,
+            cwd: pathlib.Path) -> list[dict] | str:
+    """The errors basedpyright reports on path, or a line saying why there are none."""
+    proc = _run([command, "--outputjson", "--pythonpath", python, path.name], cwd)
+    try:
+        found = json.loads(proc.stdout)["generalDiagnostics"]
+    except (ValueError, KeyError, TypeError):
+        err = (proc.stderr.strip().splitlines() or proc.stdout.strip().splitlines()
+               or [f"exit {proc.returncode}, no output"])
+        return f"basedpyright failed on {path.name}: {err[-1][:300]}"
+    return [d for d in found if d.get("severity") == "error"]
+
+
+def _shown(diagnostic: dict) -> str:
+    """'11:38 reportArgumentType: Type "int" is not ...' for a diagnostic."""
+    start = (diagnostic.get("range") or {}).get("start") or {}
+    message = " ".join(str(diagnostic.get("message", "")).split())
+    return (f"{start.get('line', -1) + 1}:{start.get('character', -1) + 1} "
+            f"{diagnostic.get('rule') or 'syntax'}: {message[:140]}")
+
+
+def probe(python: str, corpus: pathlib.Path, workdir: pathlib.Path) -> tuple[bool, str]:
+    if os.sep in python:
+        python = os.path.abspath(python)
+    corpus = pathlib.Path(corpus).absolute()
+    if corpus.is_dir():
+        corpus = corpus / "late_defaults.py"
+    workdir = pathlib.Path(workdir).absolute()
+    workdir.mkdir(parents=True, exist_ok=True)
+    command = str(pathlib.Path(python).parent / "basedpyright")
+    if not os.path.isfile(command):
+        return False, f"no basedpyright script beside {python}"
+    # the work directory is the project: its own (empty) configuration, nothing above it
+    (workdir / "pyrightconfig.json").write_text("{}\n")
+    for source in (corpus, corpus.with_name(_TYPE_ERROR_MODULE),
+                   corpus.with_name(_LINT_MODULE)):
+        shutil.copyfile(source, workdir / source.name)
+    lines = _run([command, "--version"], workdir).stdout.strip().splitlines()
+    version = " ".join(lines[:2]) or "basedpyright"
+
+    found = _errors(command, python, workdir / corpus.name, workdir)
+    if isinstance(found, str):
+        return False, found
+    if found:
+        return False, (f"{version}: {corpus.name}: {len(found)} error(s), first "
+                       f"{_shown(found[0])}")
+
+    found = _errors(command, python, workdir / _TYPE_ERROR_MODULE, workdir)
+    if isinstance(found, str):
+        return False, found
+    source = (workdir / _TYPE_ERROR_MODULE).read_text(encoding="utf-8").splitlines()
+    row = next(i for i, line in enumerate(source) if _BAD_DEFAULT in line)
+    column = source[row].index(_BAD_DEFAULT) + len(_BAD_DEFAULT) - len("width")
+    at = [((d.get("range") or {}).get("start") or {}) for d in found]
+    if len(found) != 1 or (at[0].get("line"), at[0].get("character")) != (row, column):
+        shown = "; ".join(_shown(d) for d in found[:3]) or "none"
+        return False, (f"{version}: {_TYPE_ERROR_MODULE}: {len(found)} error(s) where "
+                       f"one was expected at {row + 1}:{column + 1} (the late default of "
+                       f"'fill'): {shown}")
+    type_error = _shown(found[0])
+
+    found = _errors(command, python, workdir / _LINT_MODULE, workdir)
+    if isinstance(found, str):
+        return False, found
+    lines = (workdir / _LINT_MODULE).read_text(encoding="utf-8").splitlines()
+    want = {number for number, line in enumerate(lines) if _MARK.search(line)}
+    got = {((d.get("range") or {}).get("start") or {}).get("line") for d in found}
+    if got != want or len(found) != len(want):
+        return False, (f"{version}: {_LINT_MODULE}: errors on lines "
+                       f"{sorted(n + 1 for n in got if n is not None)}, expected one on each "
+                       f"of {sorted(n + 1 for n in want)}")
+    return True, (f"{version}: {corpus.name}: no error; {_TYPE_ERROR_MODULE}: exactly the "
+                  f"error in the late default, {type_error}; {_LINT_MODULE}: an undefined "
+                  f"or unbound name on exactly the {len(want)} marked lines")
