@@ -99,6 +99,8 @@ def test_cargo_runs_rust_tests(tmp_path: Path) -> None:
     tool = ecosystem.load_tool(directory)
     assert (tool.pytest_args, tool.cargo) == (
         (), (("-p", "rusty_parser"), ("-p", "rusty_linter", "--", "late_bound")))
+    assert (tool.runner, ecosystem.load_tool(make_tool(tmp_path, "plain")).runner) == (
+        "cargo", "pytest")
     pin.write_text(pin.read_text().replace("requirements = []", 'requirements = ["a==1"]'))
     with pytest.raises(ToolError, match="cargo test needs none"):
         ecosystem.load_tool(directory)
@@ -113,6 +115,7 @@ def test_jest_runs_typescript_tests(tmp_path: Path) -> None:
     tool = ecosystem.load_tool(directory)
     assert (tool.pytest_args, tool.jest, tool.jest_dir) == (
         (), (("parser.test", "-t", "late"),), "packages/core")
+    assert tool.runner == "jest"
     pin.write_text(pin.read_text().replace("requirements = []", 'requirements = ["a==1"]'))
     with pytest.raises(ToolError, match="jest needs none"):
         ecosystem.load_tool(directory)

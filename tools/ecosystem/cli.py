@@ -44,12 +44,17 @@ def say_result(what: str, result: ProbeResult) -> None:
         f"{result.evidence}")
 
 
+# The runners whose tests are run only when asked for, and the option that asks
+OPT_IN_RUNNERS = {"cargo": ("--cargo-tests", "make ecosystem-cargo-test"),
+                  "jest": ("--jest-tests", "make ecosystem-jest-test")}
+
+
 def probe_tool(tool: Tool, venvs: dict[str, Path], layout: Layout, display: str,
-               tests: bool, cargo_tests: bool, failed: list[str],
-               jest_tests: bool = False) -> tuple[dict[str, Any], str | None]:
+               tests: bool, opted_in: frozenset[str],
+               failed: list[str]) -> tuple[dict[str, Any], str | None]:
     """The report's row of a patched tool (its probe against each venv) and, with tests,
-    the summary of its upstream tests (cargo test runs only with cargo_tests, jest runs
-    only with jest_tests); what fails is added to failed."""
+    the summary of its upstream tests (those of an opt-in runner only when opted_in
+    names it); what fails is added to failed."""
     row: dict[str, Any] = {"tool": tool.name, "display": display, "version": tool.version}
     for variant in VARIANTS:
         row[variant] = None
@@ -63,14 +68,10 @@ def probe_tool(tool: Tool, venvs: dict[str, Path], layout: Layout, display: str,
         failed.append(f"{tool.name} (patched probe)")
     if not tests:
         return row, None
-    if tool.cargo and not cargo_tests:
-        summary = ("not run here: its tests are cargo test runs, which --cargo-tests "
-                   "(make ecosystem-cargo-test) runs")
-        say(f"{tool.name}: upstream tests {summary}")
-        return row, summary
-    if tool.jest and not jest_tests:
-        summary = ("not run here: its tests are jest runs, which --jest-tests "
-                   "(make ecosystem-jest-test) runs")
+    if tool.runner in OPT_IN_RUNNERS and tool.runner not in opted_in:
+        option, target = OPT_IN_RUNNERS[tool.runner]
+        summary = (f"not run here: its tests are {tool.runner} runs, which {option} "
+                   f"({target}) runs")
         say(f"{tool.name}: upstream tests {summary}")
         return row, summary
     upstream = run_upstream_tests(venvs["patched"], tool, layout)
@@ -159,12 +160,13 @@ def main(argv: list[str] | None = None) -> int:
         list_tools(tools, extras)
         return 0
     known = {t.name for t in tools} | {u.name for u in extras} | set(FRAMEWORKS)
-    if args.cargo_tests or args.jest_tests:
+    opted_in = frozenset(runner for runner, flag in (("cargo", args.cargo_tests),
+                                                      ("jest", args.jest_tests)) if flag)
+    if opted_in:
         if args.tool:
             raise ToolError("--cargo-tests and --jest-tests choose the tools themselves; "
                             "drop --tool")
-        args.tool = [t.name for t in tools
-                     if (args.cargo_tests and t.cargo) or (args.jest_tests and t.jest)]
+        args.tool = [t.name for t in tools if t.runner in opted_in]
         args.tests = True
     if set(args.tool) - known:
         raise ToolError(f"unknown tool(s) {', '.join(sorted(set(args.tool) - known))}; "
@@ -179,7 +181,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     failed = run_and_report(python, version, venvs, inventories, tools, extras, layout,
                             chosen=set(args.tool) or known, tests=args.tests,
-                            cargo_tests=args.cargo_tests, jest_tests=args.jest_tests,
+                            opted_in=opted_in,
                             started=started)
     if failed:
         print(f"error: failed: {', '.join(failed)} (see {rel(layout.root / 'report.md')})",
@@ -215,7 +217,7 @@ def prepare_venvs(python: Path, variants: tuple[str, ...], tools: list[Tool],
 def run_and_report(python: Path, version: str, venvs: dict[str, Path],
                    inventories: dict[str, Inventory], tools: list[Tool],
                    extras: list[Unpatched], layout: Layout, *, chosen: set[str], tests: bool,
-                   cargo_tests: bool = False, jest_tests: bool = False,
+                   opted_in: frozenset[str] = frozenset(),
                    started: float) -> list[str]:
     """Steps 2 and 3: the probes (and with tests, the upstream tests) of the chosen
     tools, then report.md and report.json. Returns what failed."""
@@ -226,7 +228,7 @@ def run_and_report(python: Path, version: str, venvs: dict[str, Path],
     for tool in tools:
         if tool.name in chosen:
             row, summary = probe_tool(tool, venvs, layout, dists[norm(tool.name)]["name"],
-                                      tests, cargo_tests, failed, jest_tests)
+                                      tests, opted_in, failed)
             rows.append(row)
             if summary is not None:
                 upstream[tool.name] = summary

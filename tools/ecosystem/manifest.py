@@ -90,6 +90,12 @@ class Tool:
     def probe(self) -> Path:
         return self.dir / "probe.py"
 
+    @property
+    def runner(self) -> str:
+        """What runs the tool's tests: "pytest" (in make test), "cargo" or "jest" (each
+        opted into: their cold runs take many minutes)."""
+        return "cargo" if self.cargo else "jest" if self.jest else "pytest"
+
     def prepare_commands(self, python: str) -> list[list[str]]:
         """[package] prepare with {tool} and {python} filled in."""
         return [[arg.replace("{tool}", str(self.dir)).replace("{python}", python)
