@@ -80,8 +80,8 @@ build: tree ## regenerate, configure (when the flags changed) and build build/cp
 baseline: fetch ## unpatched upstream, same configure flags -> build/baseline/python
 	@$(BUILD_TREE) --baseline --configure-flags="$(CONFIGURE_FLAGS)"
 
-noperf: fetch ## the series without its last two patches (the performance patches), same configure flags -> build/noperf/python
-	@$(BUILD_TREE) --series-prefix -2 --tree $(BUILD)/noperf --name noperf \
+noperf: fetch ## the series without its last three patches (the performance patches), same configure flags -> build/noperf/python
+	@$(BUILD_TREE) --series-prefix -3 --tree $(BUILD)/noperf --name noperf \
 		--configure-flags="$(CONFIGURE_FLAGS)"
 
 test: regrtest docs-check pytest ## build, then the regression suite in parity mode, the docs check, then pytest

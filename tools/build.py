@@ -15,7 +15,7 @@ build/logs/<name>-<step>.log, whose tail is shown on failure; -v streams it):
      (--series-prefix N) build a tree of the first N patches of patches/series
      (N < 0: all but the last -N), made from the tarball like build/cpython, with
      its patch directory beside it (<tree>-series/); `make noperf` is
-     --series-prefix -2 --tree build/noperf: the series without its two
+     --series-prefix -3 --tree build/noperf: the series without its three
      performance patches, for the figures the PEP gives with and without them
   5. (--link) write LINK, a tiny sh wrapper that execs <tree>/python
      (a symlink would break `LINK -m venv`)
