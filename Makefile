@@ -80,8 +80,8 @@ build: tree ## regenerate, configure (when the flags changed) and build build/cp
 baseline: fetch ## unpatched upstream, same configure flags -> build/baseline/python
 	@$(BUILD_TREE) --baseline --configure-flags="$(CONFIGURE_FLAGS)"
 
-noperf: fetch ## the series without its last three patches (the performance patches), same configure flags -> build/noperf/python
-	@$(BUILD_TREE) --series-prefix -3 --tree $(BUILD)/noperf --name noperf \
+noperf: fetch ## the semantics part of the series alone (patches/semantics/, no performance follow-up), same configure flags -> build/noperf/python
+	@$(BUILD_TREE) --series-prefix semantics --tree $(BUILD)/noperf --name noperf \
 		--configure-flags="$(CONFIGURE_FLAGS)"
 
 test: regrtest docs-check pytest ## build, then the regression suite in parity mode, the docs check, then pytest
@@ -122,7 +122,7 @@ tier2: tree ## a tier-2 build (--enable-experimental-jit=interpreter) -> build/t
 	@$(call late_tests,$(BUILD)/tier2/python)
 	@$(SCRUBBED) -- $(BUILD)/tier2/python -m test test_capi.test_opt
 
-series-check: tree ## build each prefix of patches/series in build/series-check and run its patch's tests (slow: one build per patch)
+series-check: tree ## build each prefix of patches/series, the semantics then the performance follow-up, in build/series-check and run its patch's tests (slow: one build per patch)
 	@$(TOOL).series_check --jobs $(JOBS)
 
 fuzz: build ## the differential fuzzer for FUZZ_SECONDS (prints the seed of a mismatch)

@@ -1,6 +1,6 @@
 """The interactive examples that the documentation patch adds run as shown.
 
-For each page that patches/*-Document-late-bound-defaults.patch changes, every
+For each page that patches/semantics/*-Document-late-bound-defaults.patch changes, every
 doctest paragraph of the patched page (a block of lines starting with '>>>', up to
 a blank line) that contains a line the patch adds is run with doctest on the
 patched interpreter, in page order.  (Sphinx's doctest builder would run them with
@@ -60,7 +60,7 @@ RUNNER = textwrap.dedent('''\
 
 
 def test_added_documentation_examples_run_as_shown() -> None:
-    (patch,) = sorted((REPO / "patches").glob("*-Document-late-bound-defaults.patch"))
+    (patch,) = sorted((REPO / "patches" / "semantics").glob("*-Document-late-bound-defaults.patch"))
     result = subprocess.run([str(PYTHON), "-c", RUNNER, str(patch), str(TREE)],
                             capture_output=True, text=True, env=scrubbed_env(),
                             stdin=subprocess.DEVNULL)

@@ -12,11 +12,13 @@ build/logs/<name>-<step>.log, whose tail is shown on failure; -v streams it):
   4. (--regen) make regen-test-frozenmain, then make -j<jobs> again
   0. (--clone-of SOURCE) make the tree a clone of SOURCE at its HEAD first;
      (--baseline) build build/baseline, unpatched upstream, made from the tarball;
-     (--series-prefix N) build a tree of the first N patches of patches/series
-     (N < 0: all but the last -N), made from the tarball like build/cpython, with
-     its patch directory beside it (<tree>-series/); `make noperf` is
-     --series-prefix -3 --tree build/noperf: the series without its three
-     performance patches, for the figures the PEP gives with and without them
+     (--series-prefix semantics) build a tree of the semantics part of the series
+     alone (patches/semantics/, without the performance follow-up), made from the
+     tarball like build/cpython, with its patch directory beside it
+     (<tree>-series/); `make noperf` is --series-prefix semantics --tree
+     build/noperf, for the figures the PEP gives with and without the performance
+     patches; (--series-prefix N) the first N patches of patches/series across
+     both parts (N < 0: all but the last -N), the same way
   5. (--link) write LINK, a tiny sh wrapper that execs <tree>/python
      (a symlink would break `LINK -m venv`)
 
@@ -44,8 +46,9 @@ from pathlib import Path
 from tools import pq
 from tools.common import (ToolError, exits_on_tool_error, interpreter_info, rel, run, run_logged,
                           say, tail)
-from tools.pq import git, read_series
+from tools.git import git
 from tools.paths import BASELINE, BASELINE_SERIES, LOGS, NOPERF, PATCHES, TREE, shown
+from tools.series import SEMANTICS, read_series, split_series, sync_patches
 
 REGEN_TARGETS = ["regen-token", "regen-pegen", "regen-ast", "regen-cases",
                  "regen-keyword", "regen-sre", "regen-typeslots", "regen-global-objects"]
@@ -188,53 +191,62 @@ def build_baseline(*, configure_flags: str = "", jobs: int = os.cpu_count() or 1
                  logdir=logdir, verbose=verbose)
 
 
-def series_prefix(patches: Path, count: int, dest: Path) -> list[str]:
-    """Make dest a patch directory holding the first count patches of patches/series
-    (count < 0: all but the last -count): copies of their files and a series file that
-    names them. Files of dest that are already right are left alone (so tools.pq sees
-    the same digest), patches no longer kept are removed. Returns the names kept."""
-    names = read_series(patches)
-    keep = count if count >= 0 else len(names) + count
+def prefix_count(names: list[str], prefix: int | str) -> int:
+    """How many patches of the series names a prefix keeps: SEMANTICS, the semantics
+    part; N >= 0, the first N; N < 0, all but the last -N."""
+    if prefix == SEMANTICS:
+        return len(split_series(names)[0])
+    if not isinstance(prefix, int):
+        raise ToolError(f"series prefix {prefix!r}: a number of patches, or {SEMANTICS!r}")
+    keep = prefix if prefix >= 0 else len(names) + prefix
     if not 0 <= keep <= len(names):
-        raise ToolError(f"series prefix {count}: {shown(patches)}/series has "
-                        f"{len(names)} patches")
-    kept = names[:keep]
-    dest.mkdir(parents=True, exist_ok=True)
-    for old in dest.glob("*.patch"):
-        if old.name not in kept:
-            old.unlink()
-    for name in kept:
-        source, copy = patches / name, dest / name
-        if not source.is_file():
-            raise ToolError(f"{shown(patches)}/series names a missing file: {name}")
-        if not copy.is_file() or copy.read_bytes() != source.read_bytes():
-            shutil.copyfile(source, copy)
-    series = "".join(name + "\n" for name in kept)
-    if not (dest / "series").is_file() or (dest / "series").read_text() != series:
-        (dest / "series").write_text(series)
+        raise ToolError(f"series prefix {prefix}: the series has {len(names)} patches")
+    return keep
+
+
+def series_prefix(patches: Path, prefix: int | str, dest: Path) -> list[str]:
+    """Make dest a patch directory holding a prefix of the series of patches (see
+    prefix_count): copies of its files, in their parts, and a series file that names
+    them. Files of dest that are already right are left alone (so tools.pq sees the
+    same digest), patches no longer kept are removed. Returns the names kept."""
+    names = read_series(patches)
+    kept = names[:prefix_count(names, prefix)]
+    sync_patches(patches, kept, dest)
     return kept
 
 
-def build_series_prefix(count: int, tree: Path = NOPERF, *, name: str = "noperf",
+def build_series_prefix(prefix: int | str, tree: Path = NOPERF, *, name: str = "noperf",
                         configure_flags: str = "", jobs: int = os.cpu_count() or 1,
                         build_tag: str | None = None, logdir: Path = LOGS,
                         verbose: bool = False) -> Path:
-    """The first count patches of patches/series (count < 0: all but the last -count)
-    on the pristine tarball in tree (remade by tools.pq when the prefix changed), its
-    patch directory <tree>-series beside it; regenerated and built with configure_flags.
-    sys.version names it as `tools.pq version` names that tree, pep671-<count>-<digest>,
-    unless build_tag is given. Returns its interpreter."""
+    """A prefix of patches/series (see prefix_count; SEMANTICS for the semantics part
+    alone) on the pristine tarball in tree (remade by tools.pq when the prefix changed),
+    its patch directory <tree>-series beside it; regenerated and built with
+    configure_flags. sys.version names it as `tools.pq version` names that tree,
+    pep671-<count>-<digest>, unless build_tag is given. Returns its interpreter."""
     tree = tree.absolute()
     if tree == TREE.absolute():
         raise ToolError(f"a series prefix is built in a tree of its own, not {shown(TREE)}")
     patches = tree.with_name(tree.name + "-series")
-    kept = series_prefix(PATCHES, count, patches)
+    kept = series_prefix(PATCHES, prefix, patches)
+    semantics, performance = split_series(kept)
     say(f"[{name}] {len(kept)} of the {len(read_series(PATCHES))} patches of "
-        f"{shown(PATCHES)}/series, the last {kept[-1] if kept else '(none)'}")
+        f"{shown(PATCHES)}/series: {len(semantics)} semantics, {len(performance)} "
+        f"performance, the last {kept[-1] if kept else '(none)'}")
     pq.prepare(tree, patches)
     tag = build_tag if build_tag is not None else pq.build_tag(tree, patches)
     return build(tree, name=name, configure_flags=configure_flags, regen=True, jobs=jobs,
                  build_tag=tag, logdir=logdir, verbose=verbose)
+
+
+def prefix_arg(text: str) -> int | str:
+    """--series-prefix: `semantics` or a number."""
+    if text == SEMANTICS:
+        return text
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r}: {SEMANTICS!r} or a number") from None
 
 
 @exits_on_tool_error
@@ -251,10 +263,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--baseline", action="store_true",
                     help=f"build the unpatched upstream tree {shown(BASELINE)} instead "
                     "(made from the tarball when missing)")
-    ap.add_argument("--series-prefix", type=int, metavar="N",
-                    help="build the first N patches of patches/series instead (N < 0: all "
-                    "but the last -N; -2 leaves out the performance patches) in --tree, "
-                    "made from the tarball when missing or when N changed; implies --regen")
+    ap.add_argument("--series-prefix", type=prefix_arg, metavar="semantics|N",
+                    help="build a prefix of patches/series instead: `semantics`, the "
+                    "semantics part alone (without the performance follow-up), or the first "
+                    "N patches across both parts (N < 0: all but the last -N); in --tree, "
+                    "made from the tarball when missing or when the prefix changed; implies "
+                    "--regen")
     ap.add_argument("--configure-flags", default="", help="extra ./configure options")
     ap.add_argument("--regen", action="store_true", help="regenerate generated files")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)

@@ -1,14 +1,29 @@
-"""Patch queue: the fork is a `git format-patch` series in patches/.
+"""Patch queue: the fork is a `git format-patch` series in patches/, in two parts.
+
+patches/semantics/ is late-bound defaults themselves, a series that can be reviewed
+and merged on its own; patches/performance/ is the performance follow-up that
+applies on top of it; patches/series lists both (tools/series.py has the layout).
 
 build/cpython is a git repository whose first commit is the pristine
 upstream tree (tagged `upstream`); the series is applied on top with
-`git am`. Edit and commit there, then `python3 -m tools.pq export`.
+`git am`, and the tag `semantics` marks the last commit of the semantics part:
+upstream..semantics is patches/semantics/, semantics..HEAD patches/performance/.
+Edit and commit there, then `python3 -m tools.pq export`. A commit added at the
+end is a performance patch; one added to the semantics needs the tag moved onto
+the new last semantics commit, and so does every rebase that rewrites the semantics
+(the tag stays on the old commit): `git -C build/cpython tag -f semantics COMMIT`.
+Export refuses while the tag is missing or not a commit of upstream..HEAD;
+`prepare` sets it itself on a tree whose commits are those of patches/ (a tree
+made before the parts, or rebased without a change).
 
 Commands:
   prepare  make sure the tree reflects patches/ (rebuild it from the
            pristine tarball + series only when patches/ changed); used by make
-  apply    rebuild the tree from the pristine tarball + series (always)
-  export   write upstream..HEAD of the tree to patches/ (deterministic)
+  apply    rebuild the tree from the pristine tarball + series (always); tags
+           `semantics` after the semantics part
+  export   write upstream..semantics of the tree to patches/semantics/ and
+           semantics..HEAD to patches/performance/, and patches/series
+           (deterministic; patch files no longer in the tree are removed)
   status   exit 1 and say what, when the tree has work not in patches/
   version  print the build tag of the tree: pep671-<patches>-<digest>[-dirty]
 
@@ -25,7 +40,6 @@ import filecmp
 import hashlib
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 from dataclasses import dataclass, field
@@ -34,59 +48,17 @@ from pathlib import Path
 from tools import fetch_cpython
 from tools.common import ToolError, exits_on_tool_error, run, say, verify_sha256
 from tools.paths import PATCHES, TARBALL, TARBALL_SHA256, TARBALL_TOPDIR, TREE, shown
+from tools.git import IDENTITY, git, git_env
+from tools.series import (PERFORMANCE, SEMANTICS, SPLIT_TAG, SplitError, read_series,
+                          semantics_split, series_contents, series_digest, split_series,
+                          sync_patches, write_series)
 from tools.tree_files import EXCLUDE, is_generated
 
 SNAPSHOT = "pep671-synced"          # under .git: patches/ as last applied/exported
 UPSTREAM_DATE = "2025-06-11T12:00:00+00:00"   # release date of 3.13.5
-IDENTITY = {"name": "pep671", "email": "pep671@localhost"}
-
-def git_env() -> dict[str, str]:
-    """Environment for git: no user/system config, fixed identity."""
-    env = dict(os.environ)
-    env.update({
-        "GIT_CONFIG_NOSYSTEM": "1",
-        "GIT_CONFIG_GLOBAL": os.devnull,
-        "GIT_AUTHOR_NAME": IDENTITY["name"],
-        "GIT_AUTHOR_EMAIL": IDENTITY["email"],
-        "GIT_COMMITTER_NAME": IDENTITY["name"],
-        "GIT_COMMITTER_EMAIL": IDENTITY["email"],
-        "LC_ALL": "C",
-    })
-    for k in ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE"):
-        env.pop(k, None)
-    return env
 
 
-def git(tree: Path, *args: str, check: bool = True, capture: bool = True,
-        env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return run(["git", *args], cwd=tree, env=env or git_env(), check=check, capture=capture)
-
-
-# ---------------------------------------------------------------- series
-
-def read_series(patches: Path) -> list[str]:
-    series = patches / "series"
-    if not series.is_file():
-        return []
-    names = []
-    for line in series.read_text().splitlines():
-        line = line.strip()
-        if line and not line.startswith("#"):
-            names.append(line)
-    return names
-
-
-def series_digest(patches: Path) -> str:
-    """Hash of everything a tree built from `patches` depends on."""
-    h = hashlib.sha256()
-    series = patches / "series"
-    h.update(series.read_bytes() if series.is_file() else b"")
-    for name in read_series(patches):
-        p = patches / name
-        h.update(b"\0" + name.encode() + b"\0")
-        h.update(p.read_bytes() if p.is_file() else b"<missing>")
-    return h.hexdigest()
-
+# ---------------------------------------------------------------- snapshot
 
 def snapshot_dir(tree: Path) -> Path:
     return tree / ".git" / SNAPSHOT
@@ -100,6 +72,7 @@ def save_snapshot(tree: Path, patches: Path) -> None:
     if (patches / "series").is_file():
         shutil.copyfile(patches / "series", snap / "series")
     for name in read_series(patches):
+        (snap / name).parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(patches / name, snap / name)
     (tree / ".git" / "pep671-series-sha256").write_text(series_digest(patches) + "\n")
 
@@ -111,19 +84,31 @@ def same_patches(a: Path, b: Path) -> bool:
 
 # ---------------------------------------------------------------- export
 
-def format_patches(tree: Path, outdir: Path) -> list[str]:
-    """Write upstream..HEAD as a deterministic series into outdir."""
+def format_range(tree: Path, rev_range: str, outdir: Path) -> list[str]:
+    """Write the commits of rev_range as deterministic patches into outdir, numbered from
+    0001; returns their file names."""
+    if git(tree, "rev-list", "--count", rev_range).stdout.strip() == "0":
+        return []
+    out = git(tree, "-c", "core.abbrev=12", "-c", "diff.algorithm=myers",
+              "format-patch", "--zero-commit", "--no-signature", "--full-index",
+              "--no-cover-letter", "--no-thread", "--no-numbered",
+              "--no-renames", "--binary",
+              "--output-directory", str(outdir), rev_range).stdout
+    return [Path(line.strip()).name for line in out.splitlines() if line.strip()]
+
+
+def format_patches(tree: Path, outdir: Path, patches: Path | None = None) -> list[str]:
+    """Write the tree as a deterministic series into outdir: upstream..semantics into
+    semantics/, semantics..HEAD into performance/, and the series file naming both (as
+    series names, returned). SplitError when the tree's `semantics` tag is missing or
+    off HEAD (patches/, when given, helps it say which commit to tag)."""
+    split = semantics_split(tree, patches)
     outdir.mkdir(parents=True, exist_ok=True)
-    count = git(tree, "rev-list", "--count", "upstream..HEAD").stdout.strip()
-    names: list[str] = []
-    if count != "0":
-        out = git(tree, "-c", "core.abbrev=12", "-c", "diff.algorithm=myers",
-                  "format-patch", "--zero-commit", "--no-signature", "--full-index",
-                  "--no-cover-letter", "--no-thread", "--no-numbered",
-                  "--no-renames", "--binary",
-                  "--output-directory", str(outdir), "upstream..HEAD").stdout
-        names = [Path(line.strip()).name for line in out.splitlines() if line.strip()]
-    (outdir / "series").write_text("".join(n + "\n" for n in names))
+    names = [f"{SEMANTICS}/{n}" for n in
+             format_range(tree, f"upstream..{split}", outdir / SEMANTICS)]
+    names += [f"{PERFORMANCE}/{n}" for n in
+              format_range(tree, f"{split}..HEAD", outdir / PERFORMANCE)]
+    write_series(outdir, names)
     return names
 
 
@@ -144,24 +129,12 @@ def cmd_export(args: argparse.Namespace) -> int:
         say("note: uncommitted changes in the tree are not exported (commit them first)")
     with tempfile.TemporaryDirectory(prefix="pep671-export-") as tmp:
         new = Path(tmp)
-        names = format_patches(tree, new)
-        patches.mkdir(parents=True, exist_ok=True)
-        changed = 0
-        for name in names:
-            dest = patches / name
-            if not dest.is_file() or not filecmp.cmp(new / name, dest, shallow=False):
-                shutil.copyfile(new / name, dest)
-                changed += 1
-        for old in patches.glob("*.patch"):
-            if old.name not in names:
-                old.unlink()
-                changed += 1
-        series = (new / "series").read_text()
-        if not (patches / "series").is_file() or (patches / "series").read_text() != series:
-            (patches / "series").write_text(series)
-            changed += 1
+        names = format_patches(tree, new, patches)
+        changed = sync_patches(new, names, patches)
     save_snapshot(tree, patches)
-    print(f"exported {len(names)} patch(es) to {patches} ({changed} file(s) changed)")
+    semantics, performance = split_series(names)
+    print(f"exported {len(semantics)} semantics and {len(performance)} performance patch(es) "
+          f"to {patches} ({changed} file(s) changed)")
     return 0
 
 
@@ -171,7 +144,9 @@ def cmd_export(args: argparse.Namespace) -> int:
 class Status:
     exists: bool
     uncommitted: list[str] = field(default_factory=list)
-    unexported: bool = False
+    unexported: bool = False      # commits whose patches are neither in patches/ nor its snapshot
+    untagged: str = ""            # why the tree cannot say where its semantics end (SplitError)
+    same_content: bool = False    # (untagged) its commits' patches are those of patches/, in order
     behind: bool = False          # patches/ changed since the tree was made
     matches: bool = False         # the tree's commits export to exactly patches/
     detail: list[str] = field(default_factory=list)
@@ -179,8 +154,13 @@ class Status:
     digest: str = ""              # series_digest() of what they export to
 
     @property
-    def dirty(self) -> bool:
+    def loses_work(self) -> bool:
+        """Would remaking the tree lose work that is not in patches/ (or its last export)?"""
         return bool(self.uncommitted) or self.unexported
+
+    @property
+    def dirty(self) -> bool:
+        return self.loses_work or bool(self.untagged)
 
     @property
     def version(self) -> str:
@@ -199,6 +179,25 @@ def uncommitted(tree: Path) -> list[str]:
     return [line for line in out.splitlines() if line.strip()]
 
 
+def compare_untagged(st: Status, tree: Path, patches: Path, tmp: Path) -> None:
+    """Status of a tree without a usable `semantics` tag: its commits are compared with
+    patches/ and the snapshot by the content of their patches alone, in order (which does
+    not depend on the part a patch is in), so a tree that is what was last applied (made
+    before the parts, say) is not work to keep, while it cannot be exported as it is."""
+    names = format_range(tree, "upstream..HEAD", tmp)
+    mine = [(tmp / n).read_bytes() for n in names]
+    st.count = len(names)
+    st.digest = hashlib.sha256(b"\0".join(mine)).hexdigest()
+    snap = snapshot_dir(tree)
+    st.same_content = mine == series_contents(patches)
+    if st.same_content or (snap.is_dir() and mine == series_contents(snap)):
+        return
+    st.unexported = True
+    known = set(series_contents(patches))
+    st.detail += [f"commit not exported (or changed since export): {n}"
+                  for n, text in zip(names, mine) if text not in known]
+
+
 def get_status(tree: Path, patches: Path) -> Status:
     if not (tree / ".git").is_dir():
         return Status(exists=False)
@@ -206,7 +205,12 @@ def get_status(tree: Path, patches: Path) -> Status:
     snap = snapshot_dir(tree)
     with tempfile.TemporaryDirectory(prefix="pep671-status-") as tmp:
         would = Path(tmp)
-        names = format_patches(tree, would)
+        try:
+            names = format_patches(tree, would, patches)
+        except SplitError as exc:
+            st.untagged = str(exc)
+            compare_untagged(st, tree, patches, would / "untagged")
+            return st
         st.count, st.digest = len(names), series_digest(would)
         in_patches = same_patches(would, patches)
         in_snapshot = snap.is_dir() and same_patches(would, snap)
@@ -214,6 +218,11 @@ def get_status(tree: Path, patches: Path) -> Status:
         if not in_patches and not in_snapshot:
             st.unexported = True
             known = set(read_series(patches))
+            mine = len(split_series(names)[0])
+            theirs = len([n for n in known if n.startswith(f"{SEMANTICS}/")])
+            if mine != theirs:
+                st.detail.append(f"the tree's semantics part (upstream..{SPLIT_TAG}) has {mine} "
+                                 f"commit(s), {shown(patches)}/{SEMANTICS}/ {theirs} patch(es)")
             for n in names:
                 p = patches / n
                 if n not in known or not p.is_file() or not filecmp.cmp(would / n, p, shallow=False):
@@ -235,18 +244,25 @@ def cmd_status(args: argparse.Namespace) -> int:
         print(f"{tree} has uncommitted changes (commit them, then `python3 -m tools.pq export`):")
         for line in st.uncommitted:
             print(f"  {line}")
+    if st.untagged:
+        print(f"not exportable as it is: {st.untagged}")
     if st.unexported:
         print(f"{tree} has commits not exported to {patches} (run `python3 -m tools.pq export`):")
         for line in st.detail:
             print(f"  {line}")
-    if st.dirty:
+    if st.loses_work:
         return 1
-    n = len(read_series(patches))
+    if st.untagged:
+        print(f"its commits are those of {patches} or of its last export: nothing is lost "
+              "when `make` (or `python3 -m tools.pq apply`) remakes it")
+        return 0
     if st.behind:
         print(f"clean, but {patches} changed since {tree} was made: "
               "`make` (or `python3 -m tools.pq apply`) will rebuild the tree")
     else:
-        print(f"clean: {tree} matches {patches} ({n} patch{'es' if n != 1 else ''})")
+        semantics, performance = split_series(read_series(patches))
+        print(f"clean: {tree} matches {patches} ({len(semantics)} semantics + "
+              f"{len(performance)} performance patches)")
     return 0
 
 
@@ -272,9 +288,23 @@ def ensure_tarball(tarball: Path) -> None:
         fetch_cpython.fetch(tarball)
 
 
+def git_am(tree: Path, patches: Path, names: list[str], what: str) -> None:
+    if not names:
+        return
+    say(f"applying {what}: {len(names)} patch(es) from {patches}/series")
+    proc = git(tree, "am", "-q", "--keep-cr", "--committer-date-is-author-date",
+               *[str((patches / n).resolve()) for n in names], check=False)
+    if proc.returncode != 0:
+        git(tree, "am", "--abort", check=False)
+        raise ToolError(f"`git am` of {what} failed:\n{proc.stdout}{proc.stderr}")
+
+
 def build_tree(tarball: Path, sha256: str, topdir: str, tree: Path, patches: Path) -> None:
+    """tree = the pristine tarball in a new git repository (tagged `upstream`), the
+    semantics part of patches/ applied (tagged `semantics`), then the performance part."""
     verify_sha256(tarball, sha256)
-    missing = [n for n in read_series(patches) if not (patches / n).is_file()]
+    semantics, performance = split_series(read_series(patches))
+    missing = [n for n in semantics + performance if not (patches / n).is_file()]
     if missing:
         raise ToolError(f"{patches}/series names missing file(s): {', '.join(missing)}")
     tree.parent.mkdir(parents=True, exist_ok=True)
@@ -296,14 +326,9 @@ def build_tree(tarball: Path, sha256: str, topdir: str, tree: Path, patches: Pat
         git(new, "tag", "upstream")
         (new / ".git" / "info").mkdir(exist_ok=True)
         (new / ".git" / "info" / "exclude").write_text(EXCLUDE)
-        names = read_series(patches)
-        if names:
-            say(f"applying {len(names)} patch(es) from {patches}/series")
-            proc = git(new, "am", "-q", "--keep-cr", "--committer-date-is-author-date",
-                       *[str((patches / n).resolve()) for n in names], check=False)
-            if proc.returncode != 0:
-                git(new, "am", "--abort", check=False)
-                raise ToolError(f"`git am` of the series failed:\n{proc.stdout}{proc.stderr}")
+        git_am(new, patches, semantics, "the semantics part")
+        git(new, "tag", SPLIT_TAG)
+        git_am(new, patches, performance, "the performance follow-up")
         # Regenerated files: changes made by the build are not work to export.
         present = git(new, "ls-files").stdout.splitlines()
         gen = [p for p in present if is_generated(p)]
@@ -316,30 +341,57 @@ def build_tree(tarball: Path, sha256: str, topdir: str, tree: Path, patches: Pat
         os.rename(new, tree)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
-    say(f"{tree} = upstream + {len(read_series(patches))} patch(es)")
+    say(f"{tree} = upstream + {len(semantics)} semantics patch(es) (tag `{SPLIT_TAG}`) + "
+        f"{len(performance)} performance patch(es)")
 
 
 def refuse_if_dirty(tree: Path, patches: Path, force: bool, why: str) -> None:
     st = get_status(tree, patches)
-    if st.exists and st.dirty and not force:
+    if st.exists and st.loses_work and not force:
         lines = [f"  {line}" for line in st.uncommitted] + [f"  {d}" for d in st.detail]
+        if st.untagged:
+            lines.append(f"  and it cannot be exported as it is: {st.untagged}")
         raise ToolError(f"{why}, but {tree} has work that is not in {patches}/:\n"
                         + "\n".join(lines) +
                         "\nrefusing to rebuild it. Commit and `python3 -m tools.pq export` it (then commit"
                         " patches/), or discard it with `python3 -m tools.pq apply --force`.")
 
 
+def tag_as_patches(tree: Path, patches: Path) -> None:
+    """Tag `semantics` where patches/ ends its semantics part, in a tree whose commits
+    are those of patches/ but whose tag is missing or stale (made before the parts, or
+    rebased without a change)."""
+    count = len(split_series(read_series(patches))[0])
+    commits = git(tree, "rev-list", "--reverse", "upstream..HEAD").stdout.split()
+    commit = commits[count - 1] if count else git(tree, "rev-parse", "upstream").stdout.strip()
+    git(tree, "tag", "-f", SPLIT_TAG, commit)
+    say(f"{shown(tree)}: tagged `{SPLIT_TAG}` at {commit[:12]}, commit {count} of "
+        f"upstream..HEAD, as {shown(patches)}/series has {count} semantics patch(es)")
+
+
 def prepare(tree: Path = TREE, patches: Path = PATCHES, *, tarball: Path = TARBALL,
             sha256: str = TARBALL_SHA256, topdir: str = TARBALL_TOPDIR,
             force: bool = False) -> None:
     """Make tree reflect patches: rebuilt from the pristine tarball (fetched when
-    missing) and the series only when patches changed since it was made."""
+    missing) and the series only when patches changed since it was made. A tree whose
+    commits already are those of patches is kept, its tag `semantics` set where the
+    series ends its semantics part when the tag is missing or was left behind."""
     stamp = tree / ".git" / "pep671-series-sha256"
     if stamp.is_file() and stamp.read_text().strip() == series_digest(patches):
+        try:
+            semantics_split(tree, patches)
+        except SplitError as exc:
+            if get_status(tree, patches).same_content:
+                tag_as_patches(tree, patches)
+            else:     # work in progress (a rebase): the build goes on, export will ask
+                say(f"note: {exc}")
         say(f"tree {tree} is up to date with {patches}/")
         return
     if (tree / ".git").is_dir():
         st = get_status(tree, patches)
+        if st.untagged and st.same_content:
+            tag_as_patches(tree, patches)
+            st = get_status(tree, patches)
         if st.matches and not st.uncommitted:
             # The commits already are patches/ (e.g. after an export elsewhere).
             save_snapshot(tree, patches)
@@ -388,11 +440,13 @@ def main(argv: list[str] | None = None) -> int:
                        help="discard unexported work in the tree")
     sub = ap.add_subparsers(dest="cmd", required=True)
     sub.add_parser("apply", parents=[common, build],
-                   help="rebuild the tree: pristine tarball + git am of the series")
+                   help="rebuild the tree: pristine tarball + git am of the semantics part, "
+                   "tag `semantics`, git am of the performance follow-up")
     sub.add_parser("prepare", parents=[common, build],
                    help="(make) rebuild the tree only if patches/ changed since it was made")
     sub.add_parser("export", parents=[common],
-                   help="write upstream..HEAD of the tree to patches/")
+                   help="write upstream..semantics of the tree to patches/semantics/, "
+                   "semantics..HEAD to patches/performance/")
     sub.add_parser("status", parents=[common],
                    help="exit 1 if the tree has work that is not in patches/")
     sub.add_parser("version", parents=[common],

@@ -1,21 +1,26 @@
 """Build each prefix of the patch series and run that patch's own tests.
 
 A reviewer reads the series one patch at a time, and must be able to build and
-test any prefix of it. This checks that, in build/series-check/ (a clone of
-build/cpython reset to its pristine upstream commit): for each patch of
-patches/series in order, it applies the patch (git am), regenerates and builds
-incrementally, and runs the regression tests whose files the patch adds or
-changes (Lib/test/test_X.py or a file of the package Lib/test/test_X/ runs
-test_X; IDLE's tests run test_idle), in the environment CPython's tests need
-(no PYTHON* variables). A patch that changes no test is only built.
+test any prefix of it: within the semantics part (patches/semantics/), which is
+meant to be merged on its own, and on through the performance follow-up
+(patches/performance/) applied on top of it. This checks that, in
+build/series-check/ (a clone of build/cpython reset to its pristine upstream
+commit): for each patch of patches/series in order, across both parts, it
+applies the patch (git am), regenerates and builds incrementally, and runs the
+regression tests whose files the patch adds or changes (Lib/test/test_X.py or a
+file of the package Lib/test/test_X/ runs test_X; IDLE's tests run test_idle),
+in the environment CPython's tests need (no PYTHON* variables). A patch that
+changes no test is only built. Each line names the part the patch is in; the
+last semantics patch is the semantics part as it would be merged.
 
 A patch that changes the instruction set (Python/bytecodes.c or the cases
 generator) is followed by `make clean`, since CPython's Makefile does not rebuild
 every object that depends on the regenerated opcode numbers.
 
-It is not part of `make test`: ten incremental builds and their tests take about
-30 to 40 minutes on 2 cores (the first build is a full one). --from K keeps the
-tree as a previous run left it with patches 1..K-1 and goes on from patch K.
+It is not part of `make test`: one incremental build per patch and their tests
+take about 30 to 40 minutes on 2 cores (the first build is a full one). --from K
+keeps the tree as a previous run left it with patches 1..K-1 (counted across
+both parts, as patches/series lists them) and goes on from patch K.
 """
 
 from __future__ import annotations
@@ -28,8 +33,9 @@ from pathlib import Path
 
 from tools.build import build, clone_tree
 from tools.common import ToolError, exits_on_tool_error, run, say, scrubbed_env
-from tools.pq import git, git_env, read_series
+from tools.git import git, git_env
 from tools.paths import PATCHES, SERIES_CHECK, TREE, shown
+from tools.series import PARTS, part_of, read_series, split_series
 
 # Files whose change renumbers instructions: the build starts from `make clean`.
 INSTRUCTION_SET = ("Python/bytecodes.c", "Tools/cases_generator/")
@@ -37,7 +43,7 @@ INSTRUCTION_SET = ("Python/bytecodes.c", "Tools/cases_generator/")
 
 @dataclass
 class PatchResult:
-    name: str
+    name: str                     # as patches/series names it: PART/NNNN-NAME.patch
     tests: list[str]
     seconds: float
     ok: bool
@@ -74,9 +80,12 @@ def reset_to_upstream(tree: Path) -> None:
     git(tree, "clean", "-q", "-fdx")
 
 
-def check_patch(tree: Path, patch: Path, *, jobs: int, verbose: bool) -> PatchResult:
-    """Apply patch on tree, build, and run the tests it touches."""
+def check_patch(tree: Path, patches: Path, name: str, *, jobs: int,
+                verbose: bool) -> PatchResult:
+    """Apply the patch name of the series of patches on tree, build, and run the tests it
+    touches."""
     start = time.monotonic()
+    patch = patches / name
     run(["git", "am", "-q", "--3way", str(patch)], cwd=tree, env=git_env(), capture=True)
     files = touched_files(tree)
     if any(f.startswith(INSTRUCTION_SET) for f in files) and (tree / "Makefile").is_file():
@@ -91,7 +100,7 @@ def check_patch(tree: Path, patch: Path, *, jobs: int, verbose: bool) -> PatchRe
                    env=scrubbed_env(), check=False)
         ok = proc.returncode == 0
         detail = "tests passed" if ok else f"tests failed (exit {proc.returncode})"
-    return PatchResult(patch.name, tests, time.monotonic() - start, ok, detail)
+    return PatchResult(name, tests, time.monotonic() - start, ok, detail)
 
 
 def check_series(*, first: int = 1, jobs: int = os.cpu_count() or 1,
@@ -99,6 +108,7 @@ def check_series(*, first: int = 1, jobs: int = os.cpu_count() or 1,
     """Check patches first..N of the series (1-based); returns one result per patch.
     Stops at a patch whose build fails (ToolError), since the later ones need it."""
     series = read_series(PATCHES)
+    split_series(series)      # each patch in a part, the semantics first
     if not 1 <= first <= len(series):
         raise ToolError(f"--from {first}: the series has patches 1 to {len(series)}")
     if first == 1:
@@ -112,16 +122,30 @@ def check_series(*, first: int = 1, jobs: int = os.cpu_count() or 1,
                             f"not {first - 1}: start from an earlier --from")
     results = []
     for index, name in enumerate(series[first - 1:], start=first):
-        say(f"[{index}/{len(series)}] {name}")
-        result = check_patch(tree, PATCHES / name, jobs=jobs, verbose=verbose)
-        say(f"[{index}/{len(series)}] {name}: {result.detail} in {result.seconds:.0f} s")
+        step = f"[{index}/{len(series)}] {position(series, name)}"
+        say(f"{step}: {name}")
+        result = check_patch(tree, PATCHES, name, jobs=jobs, verbose=verbose)
+        say(f"{step}: {name}: {result.detail} in {result.seconds:.0f} s")
         results.append(result)
     return results
 
 
+def position(series: list[str], name: str) -> str:
+    """Where name is in its part: `semantics 3/8`."""
+    part = part_of(name)
+    in_part = [n for n in series if part_of(n) == part]
+    return f"{part} {in_part.index(name) + 1}/{len(in_part)}"
+
+
 def summary(results: list[PatchResult]) -> str:
+    """One line per patch (its part first), a line per part, and the totals."""
     lines = [f"{'ok' if r.ok else 'FAIL':4}  {r.seconds:6.0f} s  {r.name}"
              f"  ({' '.join(r.tests) or 'no tests'})" for r in results]
+    for part in PARTS:
+        mine = [r for r in results if part_of(r.name) == part]
+        if mine:
+            lines.append(f"{part}: {sum(r.ok for r in mine)} passed, "
+                         f"{sum(not r.ok for r in mine)} failed")
     total = sum(r.seconds for r in results)
     lines.append(f"{sum(r.ok for r in results)} passed, {sum(not r.ok for r in results)} "
                  f"failed, in {total / 60:.1f} min")

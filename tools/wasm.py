@@ -129,9 +129,9 @@ def inputs_digest(build_tag: str | None = None) -> str:
                  json.dumps(sorted(STDLIB_EXCLUDE)), build_tag or ""):
         h.update(part.encode() + b"\0")
     h.update(Path(__file__).read_bytes() + b"\0")
-    for patch in sorted(PATCHES.iterdir()):
-        if patch.is_file():
-            h.update(patch.name.encode() + b"\0" + patch.read_bytes() + b"\0")
+    for patch in sorted(p for p in PATCHES.rglob("*") if p.is_file()):   # both parts
+        name = patch.relative_to(PATCHES).as_posix()
+        h.update(name.encode() + b"\0" + patch.read_bytes() + b"\0")
     return h.hexdigest()
 
 

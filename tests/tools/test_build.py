@@ -1,8 +1,10 @@
 """tools.build without building CPython: the build tag's make variables, the ./python
-wrapper, the clone of a tree, and when ./configure runs again."""
+wrapper, the clone of a tree, when ./configure runs again, and the series prefixes (make
+noperf: the semantics part alone)."""
 
 from __future__ import annotations
 
+import argparse
 import os
 import subprocess
 from pathlib import Path
@@ -11,6 +13,8 @@ import pytest
 
 from tools import build
 from tools.common import ToolError
+from tools.paths import REPO
+from tools.series import read_series, series_text, split_series
 
 
 def test_build_tag_goes_into_the_git_variables() -> None:
@@ -80,44 +84,71 @@ def test_a_failing_step_names_its_log(tmp_path: Path) -> None:
     assert "oops" in (tmp_path / "logs" / "test-fail.log").read_text()
 
 
-def write_series(patches: Path, names: list[str]) -> None:
-    patches.mkdir(parents=True, exist_ok=True)
+def write_series(patches: Path, semantics: int, performance: int) -> list[str]:
+    """A series of that many patches in each part; returns its names."""
+    names = ([f"semantics/000{i}-s.patch" for i in range(1, semantics + 1)]
+             + [f"performance/000{i}-p.patch" for i in range(1, performance + 1)])
     for name in names:
+        (patches / name).parent.mkdir(parents=True, exist_ok=True)
         (patches / name).write_text(f"patch {name}\n")
-    (patches / "series").write_text("# a comment\n" + "".join(n + "\n" for n in names))
+    (patches / "series").write_text(series_text(*split_series(names)))
+    return names
 
 
-def test_a_series_prefix_keeps_the_first_patches(tmp_path: Path) -> None:
+def test_noperf_is_the_semantics_part_alone(tmp_path: Path) -> None:
     patches, dest = tmp_path / "patches", tmp_path / "noperf-series"
-    names = [f"000{i}-p.patch" for i in range(1, 5)]
-    write_series(patches, names)
-    assert build.series_prefix(patches, -2, dest) == names[:2]
-    assert (dest / "series").read_text() == "".join(n + "\n" for n in names[:2])
-    assert sorted(p.name for p in dest.glob("*.patch")) == names[:2]
+    names = write_series(patches, 3, 2)
+    assert build.series_prefix(patches, "semantics", dest) == names[:3]
+    assert read_series(dest) == names[:3]
+    assert (dest / "series").read_text() == series_text(names[:3], [])
+    assert sorted(str(p.relative_to(dest)) for p in dest.rglob("*.patch")) == names[:3]
     assert (dest / names[1]).read_text() == f"patch {names[1]}\n"
+    # the Makefile's noperf builds exactly that
+    makefile = (REPO / "Makefile").read_text()
+    recipe = makefile.split("\nnoperf:", 1)[1].split("\n\n", 1)[0]
+    assert "--series-prefix semantics" in recipe and "--tree $(BUILD)/noperf" in recipe
+
+
+def test_a_series_prefix_keeps_the_first_patches_across_the_parts(tmp_path: Path) -> None:
+    patches, dest = tmp_path / "patches", tmp_path / "prefix-series"
+    names = write_series(patches, 2, 2)
+    assert build.series_prefix(patches, -1, dest) == names[:3]
+    assert (dest / "series").read_text() == series_text(names[:2], names[2:3])
     # an unchanged prefix leaves the files alone; a shorter one removes the others
     before = (dest / names[0]).stat().st_mtime_ns
-    assert build.series_prefix(patches, 2, dest) == names[:2]
+    assert build.series_prefix(patches, 3, dest) == names[:3]
     assert (dest / names[0]).stat().st_mtime_ns == before
     assert build.series_prefix(patches, 1, dest) == names[:1]
-    assert sorted(p.name for p in dest.glob("*.patch")) == names[:1]
+    assert sorted(str(p.relative_to(dest)) for p in dest.rglob("*.patch")) == names[:1]
+    assert not (dest / "performance").exists()
     assert build.series_prefix(patches, 0, dest) == []
-    assert (dest / "series").read_text() == ""
+    assert read_series(dest) == []
+    # a series with no performance part: noperf is all of it
+    short = tmp_path / "short"
+    write_series(short, 2, 0)
+    assert build.series_prefix(short, "semantics", dest) == read_series(short)
 
 
 def test_a_series_prefix_must_exist(tmp_path: Path) -> None:
     patches = tmp_path / "patches"
-    write_series(patches, ["0001-p.patch", "0002-p.patch"])
+    names = write_series(patches, 1, 1)
     for count in (3, -3):
         with pytest.raises(ToolError, match="has 2 patches"):
             build.series_prefix(patches, count, tmp_path / "dest")
-    (patches / "0002-p.patch").unlink()
-    with pytest.raises(ToolError, match="missing file: 0002-p.patch"):
+    (patches / names[1]).unlink()
+    with pytest.raises(ToolError, match="missing file.*performance/0001-p.patch"):
         build.series_prefix(patches, 2, tmp_path / "dest")
 
 
 def test_a_series_prefix_is_never_built_in_the_main_tree() -> None:
     with pytest.raises(ToolError, match="tree of its own"):
-        build.build_series_prefix(-2, build.TREE)
+        build.build_series_prefix("semantics", build.TREE)
     with pytest.raises(SystemExit):
-        build.main(["--series-prefix", "-2", "--baseline"])
+        build.main(["--series-prefix", "semantics", "--baseline"])
+
+
+def test_the_series_prefix_option_is_semantics_or_a_number() -> None:
+    assert build.prefix_arg("semantics") == "semantics"
+    assert build.prefix_arg("-3") == -3
+    with pytest.raises(argparse.ArgumentTypeError, match="'semantics' or a number"):
+        build.prefix_arg("performance")

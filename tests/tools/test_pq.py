@@ -1,4 +1,6 @@
-"""The patch queue on a tiny synthetic upstream (same code path as CPython's)."""
+"""The patch queue on a tiny synthetic upstream (same code path as CPython's): a series in
+two parts, the semantics (patches/semantics/) and the performance follow-up
+(patches/performance/), split in the tree by the tag `semantics`."""
 
 from __future__ import annotations
 
@@ -25,49 +27,77 @@ def commit(tree: Path, path: str, text: str, msg: str) -> None:
     git(tree, "commit", "-q", "-m", msg)
 
 
+def tag_semantics(tree: Path, rev: str) -> None:
+    git(tree, "tag", "-f", "semantics", rev)
+
+
+def rev(tree: Path, name: str) -> str:
+    return git(tree, "rev-parse", name).strip()
+
+
+def series_lines(patches: Path) -> list[str]:
+    return (patches / "series").read_text().splitlines()
+
+
 def test_fresh_tree_is_pristine_upstream_and_clean(upstream: Upstream, tmp_path: Path) -> None:
     tree, patches = setup(upstream, tmp_path)
     assert git(tree, "rev-parse", "upstream") == git(tree, "rev-parse", "HEAD")
+    # no semantics patch: the split is at upstream
+    assert git(tree, "rev-parse", "semantics") == git(tree, "rev-parse", "upstream")
     assert (tree / "README").read_text() == "a tiny upstream\n"
     r = upstream.pq("status", tree, patches)
     assert r.returncode == 0 and "clean" in r.stdout
 
 
-def test_export_then_apply_reproduces_the_tree(upstream: Upstream, tmp_path: Path) -> None:
+def test_export_writes_two_parts_and_apply_reproduces_the_tree(upstream: Upstream,
+                                                               tmp_path: Path) -> None:
     tree, patches = setup(upstream, tmp_path)
     commit(tree, "Grammar/python.gram", "start: statements\ndefault: '=>' expr\n",
            "Grammar: late-bound defaults")
     (tree / "windows.bat").write_bytes(b"@echo off\r\nrem changed\r\n")
     git(tree, "commit", "-q", "-am", "windows: a CRLF file")
-    commit(tree, "NEWS", "new file\n", "Add NEWS")
+    tag_semantics(tree, "HEAD")
+    commit(tree, "NEWS", "new file\n", "Make it fast")
     head_tree = git(tree, "rev-parse", "HEAD^{tree}")
+    semantics_tree = git(tree, "rev-parse", "semantics^{tree}")
 
     r = upstream.pq("export", tree, patches)
     assert r.returncode == 0, r.stderr
-    series = (patches / "series").read_text().splitlines()
-    assert len(series) == 3 and all(n.endswith(".patch") for n in series)
-    assert sorted(p.name for p in patches.glob("*.patch")) == sorted(series)
+    assert "2 semantics and 1 performance patch(es)" in r.stdout
+    # each part numbered from 0001, after its comment line, semantics first
+    lines = series_lines(patches)
+    assert lines[0].startswith("# The semantics") and lines[3].startswith("# The performance")
+    series = [line for line in lines if not line.startswith("#")]
+    assert series == ["semantics/0001-Grammar-late-bound-defaults.patch",
+                      "semantics/0002-windows-a-CRLF-file.patch",
+                      "performance/0001-Make-it-fast.patch"]
+    assert sorted(str(p.relative_to(patches)) for p in patches.rglob("*.patch")) == sorted(series)
+    assert list(patches.glob("*.patch")) == []
     text = (patches / series[0]).read_text()
     assert text.startswith("From 0000000000000000000000000000000000000000 ")
     assert "\n-- \n" not in text  # no signature
 
     # Deterministic: exporting again changes no file.
-    before = {p.name: (p.read_bytes(), p.stat().st_mtime_ns) for p in patches.iterdir()}
+    before = {p: (p.read_bytes(), p.stat().st_mtime_ns) for p in patches.rglob("*")
+              if p.is_file()}
     r = upstream.pq("export", tree, patches)
     assert r.returncode == 0 and "0 file(s) changed" in r.stdout
-    assert before == {p.name: (p.read_bytes(), p.stat().st_mtime_ns) for p in patches.iterdir()}
+    assert before == {p: (p.read_bytes(), p.stat().st_mtime_ns) for p in patches.rglob("*")
+                      if p.is_file()}
 
-    # Apply from scratch: same content, and the same commits (reproducible hashes).
-    head = git(tree, "rev-parse", "HEAD")
+    # Apply from scratch: same content, the same commits (reproducible hashes), and the
+    # tag `semantics` after the semantics part.
+    head, split = rev(tree, "HEAD"), rev(tree, "semantics")
     shutil.rmtree(tree)
     r = upstream.pq("apply", tree, patches)
     assert r.returncode == 0, r.stderr
     assert git(tree, "rev-parse", "HEAD^{tree}") == head_tree
-    assert git(tree, "rev-parse", "HEAD") == head
+    assert rev(tree, "HEAD") == head and rev(tree, "semantics") == split
     assert (tree / "windows.bat").read_bytes() == b"@echo off\r\nrem changed\r\n"
     assert upstream.pq("status", tree, patches).returncode == 0
 
-    # The series also applies with plain `git am` onto a pristine tree.
+    # Each part applies with plain `git am` onto a pristine tree: the semantics alone,
+    # then the follow-up on top of it.
     plain = tmp_path / "plain"
     plain.mkdir()
     with tarfile.open(upstream.tarball) as tf:
@@ -76,21 +106,103 @@ def test_export_then_apply_reproduces_the_tree(upstream: Upstream, tmp_path: Pat
     for args in (["init", "-q"], ["add", "-A"],
                  ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "up"]):
         git(p, *args)
-    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", "am", "-q", "--keep-cr",
-                    *[str(patches / n) for n in series]], cwd=p, check=True)
-    assert git(p, "rev-parse", "HEAD^{tree}") == head_tree
+    for part, expected in (("semantics", semantics_tree), ("performance", head_tree)):
+        subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", "am", "-q",
+                        "--keep-cr", *sorted(map(str, (patches / part).glob("*.patch")))],
+                       cwd=p, check=True)
+        assert git(p, "rev-parse", "HEAD^{tree}") == expected
+
+
+def test_export_refuses_a_tree_without_the_semantics_tag(upstream: Upstream,
+                                                          tmp_path: Path) -> None:
+    tree, patches = setup(upstream, tmp_path)
+    commit(tree, "a.txt", "a\n", "First")
+    git(tree, "tag", "-d", "semantics")
+    r = upstream.pq("export", tree, patches)
+    assert r.returncode != 0
+    assert "no tag `semantics`" in r.stderr
+    assert f"git -C {tree} tag -f semantics <commit>" in r.stderr
+    assert (patches / "series").read_text() == "" and list(patches.rglob("*.patch")) == []
+    # status says so too, while the commit itself is work to keep
+    r = upstream.pq("status", tree, patches)
+    assert r.returncode == 1
+    assert "no tag `semantics`" in r.stdout and "0001-First.patch" in r.stdout
+    assert upstream.pq("version", tree, patches).stdout.strip().endswith("-dirty")
+    tag_semantics(tree, "HEAD")
+    assert upstream.pq("export", tree, patches).returncode == 0
+    assert series_lines(patches)[1] == "semantics/0001-First.patch"
+
+
+def test_export_refuses_a_tag_that_a_rebase_left_behind(upstream: Upstream,
+                                                        tmp_path: Path) -> None:
+    tree, patches = setup(upstream, tmp_path)
+    commit(tree, "a.txt", "a\n", "Semantics")
+    tag_semantics(tree, "HEAD")
+    commit(tree, "b.txt", "b\n", "Speed")
+    assert upstream.pq("export", tree, patches).returncode == 0
+    # a rebase that rewrites the semantics commit: the tag stays on the old one
+    git(tree, "reset", "-q", "--hard", "upstream")
+    commit(tree, "a.txt", "a, reworded\n", "Semantics")
+    new_semantics = rev(tree, "HEAD")
+    commit(tree, "b.txt", "b\n", "Speed")
+    r = upstream.pq("export", tree, patches)
+    assert r.returncode != 0 and "not a commit of upstream..HEAD" in r.stderr
+    # it names the commit of HEAD with the subject of the tagged one
+    assert f"git -C {tree} tag -f semantics {new_semantics[:12]}" in r.stderr
+    assert "a\n" in (patches / "semantics" / "0001-Semantics.patch").read_text()
+    tag_semantics(tree, new_semantics)
+    r = upstream.pq("export", tree, patches)
+    assert r.returncode == 0 and "1 semantics and 1 performance" in r.stdout
+    assert "a, reworded" in (patches / "semantics" / "0001-Semantics.patch").read_text()
+
+
+def test_a_tag_on_a_commit_outside_the_series_is_refused(upstream: Upstream,
+                                                          tmp_path: Path) -> None:
+    tree, patches = setup(upstream, tmp_path)
+    commit(tree, "a.txt", "a\n", "First")
+    git(tree, "checkout", "-q", "-b", "side", "upstream")
+    commit(tree, "b.txt", "b\n", "Elsewhere")
+    tag_semantics(tree, "HEAD")
+    git(tree, "checkout", "-q", "main")
+    r = upstream.pq("export", tree, patches)
+    assert r.returncode != 0 and "not a commit of upstream..HEAD" in r.stderr
 
 
 def test_export_removes_stale_patches(upstream: Upstream, tmp_path: Path) -> None:
     tree, patches = setup(upstream, tmp_path)
     commit(tree, "a.txt", "a\n", "First")
+    tag_semantics(tree, "HEAD")
     commit(tree, "b.txt", "b\n", "Second")
+    (patches / "0001-Before-the-parts.patch").write_text("a patch of the old layout\n")
     assert upstream.pq("export", tree, patches).returncode == 0
+    assert not (patches / "0001-Before-the-parts.patch").exists()
+    # the last commit goes: so does its part
     git(tree, "reset", "-q", "--hard", "HEAD~1")
     assert upstream.pq("status", tree, patches).returncode == 1
     assert upstream.pq("export", tree, patches).returncode == 0
-    assert (patches / "series").read_text() == "0001-First.patch\n"
-    assert [p.name for p in patches.glob("*.patch")] == ["0001-First.patch"]
+    assert [n for n in series_lines(patches) if not n.startswith("#")] == [
+        "semantics/0001-First.patch"]
+    assert [str(p.relative_to(patches)) for p in patches.rglob("*.patch")] == [
+        "semantics/0001-First.patch"]
+    assert not (patches / "performance").exists()
+
+
+def test_moving_the_tag_moves_a_patch_to_the_other_part(upstream: Upstream,
+                                                        tmp_path: Path) -> None:
+    tree, patches = setup(upstream, tmp_path)
+    commit(tree, "a.txt", "a\n", "First")
+    commit(tree, "b.txt", "b\n", "Second")
+    tag_semantics(tree, "HEAD~1")
+    assert upstream.pq("export", tree, patches).returncode == 0
+    tag_semantics(tree, "HEAD")
+    r = upstream.pq("status", tree, patches)
+    assert r.returncode == 1
+    assert "semantics part (upstream..semantics) has 2 commit(s)" in r.stdout
+    assert "semantics/0002-Second.patch" in r.stdout
+    assert upstream.pq("export", tree, patches).returncode == 0
+    assert sorted(str(p.relative_to(patches)) for p in patches.rglob("*.patch")) == [
+        "semantics/0001-First.patch", "semantics/0002-Second.patch"]
+    assert upstream.pq("status", tree, patches).returncode == 0
 
 
 def test_status_reports_uncommitted_change(upstream: Upstream, tmp_path: Path) -> None:
@@ -196,3 +308,52 @@ def test_version_names_the_series_and_marks_unexported_work(upstream: Upstream,
     assert clean == f"pep671-1-{series_digest(patches)[:12]}"
     (tree / "README").write_text("edited, not committed\n")
     assert upstream.pq("version", tree, patches).stdout.strip() == clean + "-dirty"
+
+
+def test_prepare_tags_a_tree_whose_commits_are_the_series(upstream: Upstream,
+                                                          tmp_path: Path) -> None:
+    # A tree made before the parts (no tag), whose commits are those of patches/.
+    tree, patches = setup(upstream, tmp_path)
+    commit(tree, "a.txt", "a\n", "First")
+    commit(tree, "b.txt", "b\n", "Second")
+    tag_semantics(tree, "HEAD~1")
+    assert upstream.pq("export", tree, patches).returncode == 0
+    split = rev(tree, "semantics")
+    git(tree, "tag", "-d", "semantics")
+    (tree / ".git" / "pep671-series-sha256").write_text("made by an older pq\n")
+    (tree / "Makefile").write_text("all:\n")  # a build product: gone if the tree were remade
+    r = upstream.pq("status", tree, patches)
+    assert r.returncode == 0 and "nothing is lost" in r.stdout, r.stdout
+    r = upstream.pq("prepare", tree, patches)
+    assert r.returncode == 0 and "already matches" in r.stderr, r.stderr
+    assert "commit 1 of upstream..HEAD" in r.stderr
+    assert rev(tree, "semantics") == split and (tree / "Makefile").is_file()
+    assert upstream.pq("status", tree, patches).returncode == 0
+
+
+def test_prepare_keeps_building_a_tree_in_the_middle_of_a_rebase(upstream: Upstream,
+                                                                  tmp_path: Path) -> None:
+    tree, patches = setup(upstream, tmp_path)
+    commit(tree, "a.txt", "a\n", "First")
+    tag_semantics(tree, "HEAD")
+    assert upstream.pq("export", tree, patches).returncode == 0
+    git(tree, "reset", "-q", "--hard", "upstream")
+    commit(tree, "a.txt", "a, rewritten\n", "First")     # the tag is left behind
+    r = upstream.pq("prepare", tree, patches)
+    assert r.returncode == 0 and "up to date" in r.stderr
+    assert "note: the tag `semantics`" in r.stderr and "tag -f semantics" in r.stderr
+    assert (tree / "a.txt").read_text() == "a, rewritten\n"
+
+
+def test_apply_takes_only_a_series_in_its_two_parts(upstream: Upstream, tmp_path: Path) -> None:
+    tree, patches = setup(upstream, tmp_path)
+    commit(tree, "a.txt", "a\n", "First")
+    tag_semantics(tree, "HEAD")
+    assert upstream.pq("export", tree, patches).returncode == 0
+    flat = tmp_path / "flat"
+    flat.mkdir()
+    shutil.copy(patches / "semantics" / "0001-First.patch", flat)
+    (flat / "series").write_text("0001-First.patch\n")
+    r = upstream.pq("apply", tmp_path / "other", flat)
+    assert r.returncode != 0 and "semantics/NAME.patch or performance/NAME.patch" in r.stderr
+    assert not (tmp_path / "other").exists()
