@@ -9,7 +9,7 @@ TESTS              ?=
 V                  ?=
 # The regression tests that exercise late-bound defaults: run with -R 3:3 by
 # `make refleak`, and as they are by `make asan` and `make freethreaded`.
-LATE_DEFAULT_TESTS ?= test_late_bound_defaults test_late_bound_hostile test_grammar test_syntax \
+LATE_DEFAULT_TESTS ?= test_late_bound_defaults test_grammar test_syntax test_code \
                       test_opcache test_compile test_funcattrs test_symtable
 FUZZ_SEED          ?= 671
 FUZZ_SECONDS       ?= 60
