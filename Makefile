@@ -13,6 +13,9 @@ LATE_DEFAULT_TESTS ?= test_late_bound_defaults test_grammar test_syntax test_cod
                       test_opcache test_compile test_funcattrs test_symtable
 FUZZ_SEED          ?= 671
 FUZZ_SECONDS       ?= 60
+# the interpreter `make oracles` tests (its venv, which has cloudpickle); e.g.
+# build/asan/python or build/tier2/python
+ORACLE_PYTHON      ?= $(VENV_PYTHON)
 # where `make install` puts the interpreter: a directory no system Python uses, that
 # the user can write without root
 PREFIX             ?= $(HOME)/.local/pep671
@@ -52,7 +55,7 @@ endef
 .NOTPARALLEL:
 .PHONY: all build deps deps-check fetch tree baseline noperf test regrtest pytest ecosystem \
 	ecosystem-cargo-test ecosystem-jest-test docs docs-check \
-	debug refleak asan freethreaded tier2 series-check fuzz fuzz-grammar bench bench-quick \
+	debug refleak asan freethreaded tier2 series-check fuzz oracles fuzz-grammar bench bench-quick \
 	bench-pyperformance bench-report dogfood migrate-check demo install dist wasm playground \
 	playground-test status clean help
 
@@ -127,6 +130,14 @@ series-check: tree ## build each prefix of patches/series, the semantics then th
 
 fuzz: build ## the differential fuzzer for FUZZ_SECONDS (prints the seed of a mismatch)
 	@$(PYTHON) -m tools.fuzz_late_defaults --seed $(FUZZ_SEED) --cases 0 --seconds $(FUZZ_SECONDS)
+
+oracles: build ## the specialization, code-object and introspection oracles, FUZZ_SECONDS each (ORACLE_PYTHON: another build under test)
+	@test -x $(VENV_PYTHON) || $(PYTEST) -- --version >/dev/null
+	@$(NEED_BASELINE)
+	@status=0; for oracle in specialization code-objects introspection; do \
+		$(PYTHON3) -m tools.oracles $$oracle --python $(ORACLE_PYTHON) \
+			--baseline-python $(BASELINE_PYTHON) --seed $(FUZZ_SEED) \
+			--seconds $(FUZZ_SECONDS) --keep-going || status=1; done; exit $$status
 
 fuzz-grammar: build ## grammar fuzzing, FUZZ_SECONDS per mode: => injected into Lib/, hypothesmith
 	@test -x $(VENV_PYTHON) || $(PYTEST) -- --version >/dev/null

@@ -125,6 +125,11 @@ class CaseWriter:
         self.sites: list[tuple[str, str]] = []   # (site name, what it calls: 'f' or 'o.m')
         self.counter = 0
 
+    def late_object(self, text: str) -> str:
+        """A late-default object, in a case that may have them; else a plain value
+        (the baseline, the oracle of those cases, has no types.LateDefaultType)."""
+        return f"types.LateDefaultType({text!r})" if self.late else repr(f"<{text}>")
+
     def emit(self, line: str) -> None:
         self.lines.append("    " + line)
 
@@ -254,11 +259,11 @@ class CaseWriter:
                 for p in positional:
                     pick = rng.random()
                     if p.default == "late" and pick < 0.6:
-                        values.append(f"types.LateDefaultType({p.text!r})")
+                        values.append(self.late_object(p.text))
                     elif pick < 0.8:
                         values.append(repr(rng.choice([0, 5, "v", None])))
                     else:
-                        values.append("types.LateDefaultType('other')")
+                        values.append(self.late_object("other"))
                 if values and rng.random() < 0.3:
                     values = values[rng.randint(0, len(values)):]   # fewer defaults
                 choices.append("(" + "".join(v + ", " for v in values) + ")")
@@ -352,14 +357,14 @@ class CaseWriter:
         if pick < 0.35:
             new = rng.choice(["None", "()", "(1,)", "(1, 2)", "(1, 2, 3, 4, 5)", "(L,)", "(L, L)",
                               f"{rng.choice(callees)[1]}.__defaults__",
-                              f"(types.LateDefaultType('t'), 3)"])
+                              f"({self.late_object('t')}, 3)"])
             if group.form == "method":
                 return
             self.emit(f"rec('defaults {func}', lambda: setattr({func}, '__defaults__', {new}))")
         elif pick < 0.6:
             kwonly = [p.name for p in group.params if p.kind == "kwonly"] or ["zz"]
             key = rng.choice(kwonly + ["zz"])
-            value = rng.choice(["0", "None", "L", "types.LateDefaultType('k')"])
+            value = rng.choice(["0", "None", "L", self.late_object("k")])
             how = rng.random()
             if how < 0.4:
                 self.emit(f"rec('kwdefaults {func}', lambda: setattr({func}, '__kwdefaults__', "
@@ -385,7 +390,7 @@ class CaseWriter:
         head = [f"def case_{self.number}():",
                 "    out = []",
                 "    rec = _recorder(out)",
-                "    L = types.LateDefaultType('passed')"]
+                f"    L = {self.late_object('passed')}"]
         return "\n".join(head + self.lines + ["    return out", ""])
 
 
