@@ -1,5 +1,6 @@
 """What the probes of ecosystem/unpatched/ share: the late defaults of the corpus,
-and a check that a tool's output shows each of them as written.
+and a check that a tool's output shows each of them as written. The probes import it
+as ``unpatched.signatures`` (ecosystem/ is on sys.path, as for probekit).
 
 These tools print ``inspect.signature()``, which writes ``hi=>len(a)`` (annotated:
 ``target: list[int] => []``), so they need no patch; the probes keep it so. What to
@@ -10,10 +11,11 @@ written down here. Standard library only.
 from __future__ import annotations
 
 import json
-import os
 import pathlib
 import shutil
 import subprocess
+
+import probekit
 
 # Run by the interpreter under test: for each callable of the corpus that a
 # documentation tool shows (module-level functions and lambdas, classes, their
@@ -50,21 +52,12 @@ print(json.dumps({name: f for name, f in found.items() if f[0]}))
 """
 
 
-def clean_env(**extra: str) -> dict[str, str]:
-    """The environment without PYTHON* variables (plus extra), for the tool's process."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
-    env.update(extra)
-    return env
-
-
 def late_defaults(python: str, corpus: pathlib.Path) -> dict[str, tuple[list[str], list[str]]]:
     """callable -> (its late defaults as they must read, as they must not)."""
-    result = subprocess.run([python, "-c", _LIST, str(corpus)], capture_output=True,
-                            text=True, env=clean_env(), timeout=120,
-                            stdin=subprocess.DEVNULL)
+    result = probekit.run([python, "-c", _LIST, corpus], timeout=120)
     if result.returncode != 0:
         raise RuntimeError("the interpreter cannot parse the corpus (is it the patched "
-                           "one?): %s" % (result.stderr.strip().splitlines() or ["?"])[-1])
+                           "one?): %s" % probekit.last_line(result.stderr, "?"))
     return {name: (late, early) for name, (late, early) in json.loads(result.stdout).items()}
 
 
@@ -81,7 +74,7 @@ def prepare(python: str, corpus: pathlib.Path, workdir: pathlib.Path
 
 
 def failure(tool: str, result: subprocess.CompletedProcess[str]) -> tuple[bool, str]:
-    last = (result.stderr.strip().splitlines() or ["no output"])[-1]
+    last = probekit.last_line(result.stderr, "no output")
     return False, f"{tool} failed (exit {result.returncode}): {last}"
 
 
@@ -113,5 +106,4 @@ def first_line_with(text: str, needle: str) -> str:
 
 
 def run(cmd: list[str], workdir: pathlib.Path, **env: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(cmd, cwd=workdir, env=clean_env(**env), capture_output=True,
-                          text=True, timeout=300, stdin=subprocess.DEVNULL)
+    return probekit.run(cmd, workdir, env=probekit.clean_env(**env))

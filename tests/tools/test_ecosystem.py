@@ -5,6 +5,7 @@ themselves are tests/test_third_party.py."""
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -275,3 +276,27 @@ def test_a_tree_without_pytest_configuration_is_its_own_root(tmp_path: Path, nam
     else:
         assert args == ["-c", str(layout.root / "pytest-empty.ini"), f"--rootdir={tree}"]
         assert (layout.root / "pytest-empty.ini").read_text().endswith("[pytest]\n")
+
+
+PROBE_USING_PROBEKIT = '''
+import sys
+
+import probekit
+from unpatched import signatures
+
+
+def probe(python, corpus, workdir):
+    python, corpus, workdir = probekit.paths(python, corpus, workdir)
+    result = probekit.run([python, "-c", "import sys; sys.exit('no ' + sys.argv[1])",
+                           corpus.name], workdir)
+    return result.returncode == 1, probekit.error_line(result)
+'''
+
+
+def test_a_probe_imports_the_shared_helpers(tmp_path: Path) -> None:
+    # the runner puts ecosystem/ on sys.path: probekit, and unpatched/signatures.py
+    probe = tmp_path / "probe.py"
+    probe.write_text(PROBE_USING_PROBEKIT)
+    result = ecosystem.run_probe(probe, Path(sys.executable), tmp_path / "work",
+                                 tmp_path / "probe.log")
+    assert (result.passed, result.evidence) == (True, "no late_defaults.py")

@@ -18,7 +18,7 @@ from tools.ecosystem.manifest import (CARGO_TEST_TIMEOUT, CORPUS, FRAMEWORK_TEST
                                       JEST_TEST_TIMEOUT, LATE_TEST, PROBE_TIMEOUT,
                                       TEST_TIMEOUT, Tool, digest)
 from tools.ecosystem.venvs import Layout, patched_tree
-from tools.paths import REPO, TEST_REQUIREMENTS, VENV
+from tools.paths import ECOSYSTEM, REPO, TEST_REQUIREMENTS, VENV
 
 
 @dataclass
@@ -29,10 +29,13 @@ class ProbeResult:
 
 
 # Runs a probe in a process of its own (the probe is stdlib only), with the scrubbed
-# environment; writes [passed, evidence] as JSON to argv[5].
+# environment and ecosystem/ (argv[6]) first on sys.path, so that the probe imports the
+# helpers the probes share (ecosystem/probekit.py); writes [passed, evidence] as JSON to
+# argv[5].
 _RUN_PROBE = r"""
 import importlib.util, json, pathlib, sys, traceback
-probe_file, python, corpus, workdir, out = sys.argv[1:6]
+probe_file, python, corpus, workdir, out, helpers = sys.argv[1:7]
+sys.path.insert(0, helpers)
 try:
     spec = importlib.util.spec_from_file_location("probe", probe_file)
     module = importlib.util.module_from_spec(spec)
@@ -60,8 +63,8 @@ def run_probe(probe: Path, python: Path, workdir: Path, log: Path) -> ProbeResul
     out = workdir.parent / f"{workdir.name}.result.json"
     out.unlink(missing_ok=True)
     started = time.monotonic()
-    rc = run_logged([sys.executable, "-c", _RUN_PROBE, probe, python, CORPUS, workdir, out],
-                    log, env=scrubbed_env(), cwd=workdir, timeout=PROBE_TIMEOUT)
+    rc = run_logged([sys.executable, "-c", _RUN_PROBE, probe, python, CORPUS, workdir, out,
+                     ECOSYSTEM], log, env=scrubbed_env(), cwd=workdir, timeout=PROBE_TIMEOUT)
     seconds = time.monotonic() - started
     if not out.is_file():
         return ProbeResult(False, f"the probe did not finish (exit {rc}; {rel(log)}): "

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import json
 import pathlib
-import subprocess
+
+import probekit
 
 # Calls of the corpus's self-test (its ``if __name__ == "__main__"`` block)
 # whose value astroid can only get right by evaluating a late default in the
@@ -52,18 +53,14 @@ print(json.dumps(result))
 
 
 def probe(python: str, corpus: pathlib.Path, workdir: pathlib.Path) -> tuple[bool, str]:
-    workdir.mkdir(parents=True, exist_ok=True)
-    proc = subprocess.run(
-        [python, "-c", _CHILD, str(corpus), json.dumps(list(EXPECTED_INFERENCES))],
-        cwd=workdir,
-        capture_output=True,
-        text=True,
-        timeout=600,
+    python, corpus, workdir = probekit.paths(python, corpus, workdir)
+    proc = probekit.run(
+        [python, "-c", _CHILD, corpus, json.dumps(list(EXPECTED_INFERENCES))],
+        workdir, timeout=600,
     )
-    try:
-        result = json.loads(proc.stdout.strip().splitlines()[-1])
-    except (IndexError, json.JSONDecodeError):
-        tail = (proc.stderr.strip().splitlines() or ["no output"])[-1]
+    result = probekit.last_json(proc.stdout)
+    if not isinstance(result, dict):
+        tail = probekit.last_line(proc.stderr, "no output")
         return False, f"astroid probe did not run (exit {proc.returncode}): {tail}"
     version = result.get("version", "?")
     if "error" in result:

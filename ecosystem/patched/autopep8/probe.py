@@ -12,9 +12,9 @@ Standard library only; no network.
 
 from __future__ import annotations
 
-import os
 import pathlib
-import subprocess
+
+import probekit
 
 __all__ = ["probe"]
 
@@ -23,24 +23,18 @@ WANTED = ["def early(a, n=len): return n(a)", "def late(a, n=>len(a)): return n"
 
 
 def probe(python: str, corpus: pathlib.Path, workdir: pathlib.Path) -> tuple[bool, str]:
-    workdir = pathlib.Path(workdir).absolute()
-    workdir.mkdir(parents=True, exist_ok=True)
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
+    python, corpus, workdir = probekit.paths(python, corpus, workdir)
     snippet = workdir / "lambdas.py"
     snippet.write_text(SNIPPET, encoding="utf-8")
     try:
-        fixed = subprocess.run([python, "-m", "autopep8", "--select=E731", str(snippet)],
-                               capture_output=True, text=True, timeout=300, env=env,
-                               cwd=workdir, stdin=subprocess.DEVNULL)
+        fixed = probekit.run([python, "-m", "autopep8", "--select=E731", snippet], workdir)
         if fixed.returncode != 0:
-            lines = fixed.stderr.strip().splitlines()
-            return False, f"autopep8 failed: {lines[-1] if lines else fixed.returncode}"[:300]
+            return False, f"autopep8 failed: {probekit.error_line(fixed)}"[:300]
         out = workdir / "fixed.py"
         out.write_text(fixed.stdout, encoding="utf-8")
-        parse = subprocess.run([python, "-c", "import ast, sys; ast.parse(open(sys.argv[1]).read())",
-                                str(out)], capture_output=True, text=True, timeout=300,
-                               env=env, stdin=subprocess.DEVNULL)
-    except (OSError, subprocess.TimeoutExpired) as exc:
+        parse = probekit.run(
+            [python, "-c", "import ast, sys; ast.parse(open(sys.argv[1]).read())", out])
+    except probekit.RUN_ERRORS as exc:
         return False, f"autopep8 did not run: {exc}"
     got = [line.strip() for line in fixed.stdout.splitlines() if line.strip()]
     if got != WANTED:

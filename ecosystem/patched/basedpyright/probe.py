@@ -24,7 +24,8 @@ import os
 import pathlib
 import re
 import shutil
-import subprocess
+
+import probekit
 
 _TYPE_ERROR_MODULE = "late_defaults_type_error.py"
 _LINT_MODULE = "late_defaults_lint.py"
@@ -34,22 +35,17 @@ _MARK = re.compile(r"#\s*(undefined-variable|used-before-assignment)")
 _BAD_DEFAULT = "fill: str => width"
 
 
-def _run(cmd: list[str], cwd: pathlib.Path) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
-    return subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=600,
-                          env=env, stdin=subprocess.DEVNULL)
-
-
 def _errors(command: str, python: str, path: pathlib.Path,
             cwd: pathlib.Path) -> list[dict] | str:
     """The errors basedpyright reports on path, or a line saying why there are none."""
-    proc = _run([command, "--outputjson", "--pythonpath", python, path.name], cwd)
+    proc = probekit.run([command, "--outputjson", "--pythonpath", python, path.name], cwd,
+                        timeout=600)
     try:
         found = json.loads(proc.stdout)["generalDiagnostics"]
     except (ValueError, KeyError, TypeError):
-        err = (proc.stderr.strip().splitlines() or proc.stdout.strip().splitlines()
-               or [f"exit {proc.returncode}, no output"])
-        return f"basedpyright failed on {path.name}: {err[-1][:300]}"
+        err = probekit.last_line(proc.stderr, probekit.last_line(
+            proc.stdout, f"exit {proc.returncode}, no output"))
+        return f"basedpyright failed on {path.name}: {err[:300]}"
     return [d for d in found if d.get("severity") == "error"]
 
 
@@ -62,13 +58,7 @@ def _shown(diagnostic: dict) -> str:
 
 
 def probe(python: str, corpus: pathlib.Path, workdir: pathlib.Path) -> tuple[bool, str]:
-    if os.sep in python:
-        python = os.path.abspath(python)
-    corpus = pathlib.Path(corpus).absolute()
-    if corpus.is_dir():
-        corpus = corpus / "late_defaults.py"
-    workdir = pathlib.Path(workdir).absolute()
-    workdir.mkdir(parents=True, exist_ok=True)
+    python, corpus, workdir = probekit.paths(python, corpus, workdir)
     command = str(pathlib.Path(python).parent / "basedpyright")
     if not os.path.isfile(command):
         return False, f"no basedpyright script beside {python}"
@@ -77,7 +67,7 @@ def probe(python: str, corpus: pathlib.Path, workdir: pathlib.Path) -> tuple[boo
     for source in (corpus, corpus.with_name(_TYPE_ERROR_MODULE),
                    corpus.with_name(_LINT_MODULE)):
         shutil.copyfile(source, workdir / source.name)
-    lines = _run([command, "--version"], workdir).stdout.strip().splitlines()
+    lines = probekit.run([command, "--version"], workdir, timeout=600).stdout.strip().splitlines()
     version = " ".join(lines[:2]) or "basedpyright"
 
     found = _errors(command, python, workdir / corpus.name, workdir)
@@ -90,8 +80,8 @@ def probe(python: str, corpus: pathlib.Path, workdir: pathlib.Path) -> tuple[boo
     found = _errors(command, python, workdir / _TYPE_ERROR_MODULE, workdir)
     if isinstance(found, str):
         return False, found
+    row = probekit.line_with(workdir / _TYPE_ERROR_MODULE, _BAD_DEFAULT) - 1
     source = (workdir / _TYPE_ERROR_MODULE).read_text(encoding="utf-8").splitlines()
-    row = next(i for i, line in enumerate(source) if _BAD_DEFAULT in line)
     column = source[row].index(_BAD_DEFAULT) + len(_BAD_DEFAULT) - len("width")
     at = [((d.get("range") or {}).get("start") or {}) for d in found]
     if len(found) != 1 or (at[0].get("line"), at[0].get("character")) != (row, column):
@@ -104,8 +94,7 @@ def probe(python: str, corpus: pathlib.Path, workdir: pathlib.Path) -> tuple[boo
     found = _errors(command, python, workdir / _LINT_MODULE, workdir)
     if isinstance(found, str):
         return False, found
-    lines = (workdir / _LINT_MODULE).read_text(encoding="utf-8").splitlines()
-    want = {number for number, line in enumerate(lines) if _MARK.search(line)}
+    want = {number - 1 for number in probekit.marked_lines(workdir / _LINT_MODULE, _MARK)}
     got = {((d.get("range") or {}).get("start") or {}).get("line") for d in found}
     if got != want or len(found) != len(want):
         return False, (f"{version}: {_LINT_MODULE}: errors on lines "

@@ -27,37 +27,11 @@ import shutil
 import subprocess
 import tempfile
 
-MISSPACED = (
-    "def window(a, lo  =>  0, hi => len( a ), *, key : list[int]=>[]):\n"
-    "    return a[lo:hi], key\n"
-    "print(sorted([2, 1], key=lambda item, scale =>2: item*scale))\n"
-)
-FORMATTED = (
-    "def window(a, lo=>0, hi=>len(a), *, key: list[int] => []):\n"
-    "    return a[lo:hi], key\n"
-    "\n"
-    "\n"
-    "print(sorted([2, 1], key=lambda item, scale=>2: item * scale))\n"
-)
-# Run by the interpreter under test: the two files parse to the same AST.
-SAME_AST = (
-    "import ast, sys\n"
-    "a, b = (ast.dump(ast.parse(open(p, encoding='utf-8').read())) for p in sys.argv[1:])\n"
-    "sys.exit(0 if a == b else 'the formatted corpus has a different AST')\n"
-)
-
-
-def _env(cache: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
-    env["BLACK_CACHE_DIR"] = cache
-    return env
+import probekit
 
 
 def _run(cmd: list[str], cwd: pathlib.Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        cmd, cwd=cwd, capture_output=True, text=True, timeout=600, env=env,
-        stdin=subprocess.DEVNULL,
-    )
+    return probekit.run(cmd, cwd, env=env, timeout=600)
 
 
 def _error(result: subprocess.CompletedProcess[str], path: pathlib.Path) -> str:
@@ -70,22 +44,17 @@ def _error(result: subprocess.CompletedProcess[str], path: pathlib.Path) -> str:
                 reason = [l for l in lines[i + 1:i + 4] if l.startswith("ParseError")]
                 text = " ".join([text, lines[i + 1], *reason[:1]])
             return text[:300]
-    return (lines[-1] if lines else f"exit {result.returncode}, no output")[:300]
+    return probekit.error_line(result)[:300]
 
 
 def probe(python: str, corpus: pathlib.Path, workdir: pathlib.Path) -> tuple[bool, str]:
-    if os.sep in python:
-        python = os.path.abspath(python)
-    corpus = pathlib.Path(corpus).absolute()
-    if corpus.is_dir():
-        corpus = corpus / "late_defaults.py"
-    workdir = pathlib.Path(workdir).absolute()
-    workdir.mkdir(parents=True, exist_ok=True)
-    env = _env(tempfile.mkdtemp(prefix="black-cache-", dir=workdir))
+    python, corpus, workdir = probekit.paths(python, corpus, workdir)
+    cache = tempfile.mkdtemp(prefix="black-cache-", dir=workdir)
+    env = probekit.clean_env(BLACK_CACHE_DIR=cache)
     black = [python, "-m", "black", "--config", os.devnull]
     try:
         return _probe(black, python, corpus, workdir, env)
-    except (OSError, subprocess.TimeoutExpired) as exc:
+    except probekit.RUN_ERRORS as exc:
         return False, f"black did not run: {exc}"
 
 
@@ -97,10 +66,7 @@ def _probe(black: list[str], python: str, corpus: pathlib.Path, workdir: pathlib
         check.returncode == 1 and "would reformat" not in check.stderr
     ):
         return False, f"black --check {corpus.name}: {_error(check, corpus)}"
-    changed = [
-        line[1:].strip() for line in check.stdout.splitlines()
-        if line[:1] in "+-" and not line.startswith(("+++", "---"))
-    ]
+    changed = probekit.changed_lines(check.stdout)
     touched = [line for line in changed if "=>" in line]
     if touched:
         return False, f"black --check {corpus.name} would respace a late default: {touched[0]!r}"
@@ -121,23 +87,16 @@ def _probe(black: list[str], python: str, corpus: pathlib.Path, workdir: pathlib
     again = _run([*black, "--check", str(copy)], workdir, env)
     if again.returncode != 0:
         return False, f"black's output for {corpus.name} is not stable: {_error(again, copy)}"
-    same = _run([python, "-c", SAME_AST, str(corpus), str(copy)], workdir, env)
-    if same.returncode != 0:
-        return False, f"formatted {corpus.name}: {_error(same, copy)}"
+    different = probekit.same_ast(python, corpus, copy, workdir)
+    if different:
+        return False, f"formatted {corpus.name}: {different}"
 
     # 3. PEP 8 spacing of '=>'
-    snippet = workdir / "misspaced.py"
-    snippet.write_text(MISSPACED, encoding="utf-8")
-    fmt = _run([*black, str(snippet)], workdir, env)
+    fmt, snippet, wrong = probekit.format_misspaced(black, workdir, env)
     if fmt.returncode != 0:
         return False, f"black on mis-spaced '=>': {_error(fmt, snippet)}"
-    got = snippet.read_text(encoding="utf-8")
-    if got != FORMATTED:
-        first = next(
-            (g for g, w in zip(got.splitlines(), FORMATTED.splitlines()) if g != w),
-            got.splitlines()[0] if got else "(empty)",
-        )
-        return False, f"black spaced '=>' as {first.strip()!r}"
+    if wrong is not None:
+        return False, f"black spaced '=>' as {wrong!r}"
     return True, (
         f"{check_note}; round trip: same AST, stable; "
         "'hi => len( a )' -> 'hi=>len(a)', 'key : list[int]=>[]' -> 'key: list[int] => []'"

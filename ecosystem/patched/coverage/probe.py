@@ -17,53 +17,39 @@ network.
 from __future__ import annotations
 
 import json
-import os
 import pathlib
 import shutil
 import subprocess
+
+import probekit
 
 MODULE = "coverage_late_default.py"
 CORES = ("ctrace", "pytrace", "sysmon")
 
 
-def _def_line(source: str, name: str) -> int:
-    for number, line in enumerate(source.splitlines(), 1):
-        if line.startswith(f"def {name}("):
-            return number
-    raise ValueError(f"{MODULE} has no function {name}")
-
-
 def _run(python: str, args: list[str], workdir: pathlib.Path,
          env: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([python, "-m", "coverage", *args], cwd=workdir, env=env,
-                          capture_output=True, text=True, timeout=300,
-                          stdin=subprocess.DEVNULL)
-
-
-def _last_line(text: str) -> str:
-    lines = [line.strip() for line in text.splitlines() if line.strip()]
-    return lines[-1] if lines else "(no output)"
+    return probekit.run([python, "-m", "coverage", *args], workdir, env=env)
 
 
 def _measure(python: str, workdir: pathlib.Path, core: str,
              window: int, bisect: int) -> tuple[bool, str]:
     """Measure with one core: (as asked, the report's line for the module)."""
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith(("PYTHON", "COVERAGE_"))}
-    env["COVERAGE_CORE"] = core
     data = workdir / f".coverage.{core}"
-    env["COVERAGE_FILE"] = str(data)
+    env = probekit.clean_env("COVERAGE_", COVERAGE_CORE=core, COVERAGE_FILE=str(data))
     data.unlink(missing_ok=True)
     run = _run(python, ["run", "--branch", MODULE], workdir, env)
     if run.returncode != 0:
-        return False, f"coverage run failed (exit {run.returncode}): {_last_line(run.stderr)}"
+        return False, (f"coverage run failed (exit {run.returncode}): "
+                       f"{probekit.last_line(run.stderr)}")
     out = workdir / f"{core}.json"
     only = f"--include={MODULE}"
     report = _run(python, ["report", "-m", only], workdir, env)
     as_json = _run(python, ["json", "-q", "-o", out.name, only], workdir, env)
     if report.returncode != 0 or as_json.returncode != 0:
         failed = report if report.returncode != 0 else as_json
-        return False, f"coverage report failed: {_last_line(failed.stderr + failed.stdout)}"
+        why = probekit.last_line(failed.stderr + failed.stdout)
+        return False, f"coverage report failed: {why}"
     lines = report.stdout.splitlines()
     header = " ".join(lines[0].split()) if lines else ""
     row = next((" ".join(line.split()) for line in lines if line.startswith(MODULE)),
@@ -81,20 +67,16 @@ def _measure(python: str, workdir: pathlib.Path, core: str,
 
 
 def probe(python: str, corpus: pathlib.Path, workdir: pathlib.Path) -> tuple[bool, str]:
-    corpus = pathlib.Path(corpus)
-    source_file = (corpus if corpus.is_dir() else corpus.parent) / MODULE
-    workdir = pathlib.Path(workdir)
-    workdir.mkdir(parents=True, exist_ok=True)
+    python, corpus, workdir = probekit.paths(python, corpus, workdir)
+    source_file = corpus.with_name(MODULE)
     shutil.copyfile(source_file, workdir / MODULE)
-    source = source_file.read_text(encoding="utf-8")
-    window, bisect = _def_line(source, "window"), _def_line(source, "bisect_right")
+    window = probekit.line_with(source_file, "def window(")
+    bisect = probekit.line_with(source_file, "def bisect_right(")
 
-    version = subprocess.run([python, "-c", "import coverage; print(coverage.__version__)"],
-                             capture_output=True, text=True, timeout=60,
-                             stdin=subprocess.DEVNULL)
-    if version.returncode != 0:
-        return False, f"coverage is not importable in the venv: {_last_line(version.stderr)}"
-    label = f"coverage {version.stdout.strip()}"
+    ok, version = probekit.module_version(python, "coverage", workdir)
+    if not ok:
+        return False, version
+    label = f"coverage {version}"
 
     results = {core: _measure(python, workdir, core, window, bisect) for core in CORES}
     failed = [core for core, (ok, _) in results.items() if not ok]

@@ -23,6 +23,8 @@ import shutil
 import subprocess
 import textwrap
 
+import probekit
+
 MODULE = "late_defaults"
 
 # Run by the venv's python in the work directory: where the headers are, and the
@@ -65,14 +67,7 @@ print(f"compiled: {m.__file__.rsplit('/', 1)[-1]}; signature: {inspect.signature
 
 
 def _run(cmd: list[str], cwd: pathlib.Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        cmd, cwd=cwd, capture_output=True, text=True, timeout=900, stdin=subprocess.DEVNULL
-    )
-
-
-def _last_line(text: str) -> str:
-    lines = [line.strip() for line in text.splitlines() if line.strip()]
-    return lines[-1] if lines else "(no output)"
+    return probekit.run(cmd, cwd, timeout=900)
 
 
 def _cython_error(text: str) -> str:
@@ -80,7 +75,7 @@ def _cython_error(text: str) -> str:
     for line in text.splitlines():
         if f"{MODULE}.py:" in line and ": " in line.split(f"{MODULE}.py:", 1)[1]:
             return line.strip().rsplit("/", 1)[-1]
-    return _last_line(text)
+    return probekit.last_line(text)
 
 
 def _main_block(source: str) -> str:
@@ -96,18 +91,14 @@ def _main_block(source: str) -> str:
 
 
 def probe(python: str, corpus: pathlib.Path, workdir: pathlib.Path) -> tuple[bool, str]:
-    corpus = pathlib.Path(corpus)
-    if corpus.is_dir():
-        corpus = corpus / f"{MODULE}.py"
-    workdir = pathlib.Path(workdir)
-    workdir.mkdir(parents=True, exist_ok=True)
+    python, corpus, workdir = probekit.paths(python, corpus, workdir)
     source = workdir / f"{MODULE}.py"
     shutil.copyfile(corpus, source)
 
-    version = _run([python, "-c", "import Cython; print(Cython.__version__)"], workdir)
-    if version.returncode != 0:
-        return False, f"Cython is not importable in the venv: {_last_line(version.stderr)}"
-    label = f"Cython {version.stdout.strip()}"
+    ok, version = probekit.module_version(python, "Cython", workdir)
+    if not ok:
+        return False, version
+    label = f"Cython {version}"
 
     c_file = workdir / f"{MODULE}.c"
     c_file.unlink(missing_ok=True)
@@ -120,7 +111,7 @@ def probe(python: str, corpus: pathlib.Path, workdir: pathlib.Path) -> tuple[boo
 
     config = _run([python, "-c", _CONFIG], workdir)
     if config.returncode != 0:
-        return False, f"cannot read the venv's sysconfig: {_last_line(config.stderr)}"
+        return False, f"cannot read the venv's sysconfig: {probekit.last_line(config.stderr)}"
     cfg = json.loads(config.stdout)
     extension = workdir / f"{MODULE}{cfg['suffix']}"
     extension.unlink(missing_ok=True)
@@ -132,7 +123,7 @@ def probe(python: str, corpus: pathlib.Path, workdir: pathlib.Path) -> tuple[boo
     if cc.returncode != 0:
         return False, (
             f"{label} translated {corpus.name}, but the C compiler failed: "
-            f"{_last_line(cc.stderr)}"
+            f"{probekit.last_line(cc.stderr)}"
         )
 
     check = _run(
@@ -142,9 +133,9 @@ def probe(python: str, corpus: pathlib.Path, workdir: pathlib.Path) -> tuple[boo
     if check.returncode != 0:
         return False, (
             f"{label}: {corpus.name} compiled, but the compiled module fails: "
-            f"{_last_line(check.stderr)}"
+            f"{probekit.last_line(check.stderr)}"
         )
     return True, (
         f"{label}: {corpus.name} compiled to C and built; the corpus's checks and "
-        f"call-time evaluation pass on the compiled module ({_last_line(check.stdout)})"
+        f"call-time evaluation pass on the compiled module ({probekit.last_line(check.stdout)})"
     )

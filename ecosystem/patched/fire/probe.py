@@ -11,31 +11,22 @@ no network.
 
 from __future__ import annotations
 
-import os
 import pathlib
-import subprocess
+
+import probekit
 
 __all__ = ["probe"]
 
 
-def _run(python: str, script: pathlib.Path, args: list[str],
-         workdir: pathlib.Path) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
-    env.update(PAGER="cat", TERM="dumb", PYTHONDONTWRITEBYTECODE="1")
-    return subprocess.run([python, str(script), *args], capture_output=True, text=True,
-                          timeout=300, env=env, cwd=workdir, stdin=subprocess.DEVNULL)
-
-
 def probe(python: str, corpus: pathlib.Path, workdir: pathlib.Path) -> tuple[bool, str]:
-    corpus = pathlib.Path(corpus).absolute()
-    script = (corpus if corpus.is_dir() else corpus.parent) / "fire_cli.py"
-    workdir = pathlib.Path(workdir).absolute()
-    workdir.mkdir(parents=True, exist_ok=True)
+    python, corpus, workdir = probekit.paths(python, corpus, workdir)
+    fire = [python, corpus.with_name("fire_cli.py")]
+    env = probekit.clean_env(PAGER="cat", TERM="dumb", PYTHONDONTWRITEBYTECODE="1")
     try:
-        call = _run(python, script, ["[1,2,3,4]", "--stop", "2"], workdir)
-        plain = _run(python, script, ["[1,2,3,4]"], workdir)
-        help_ = _run(python, script, ["--", "--help"], workdir)
-    except (OSError, subprocess.TimeoutExpired) as exc:
+        call = probekit.run([*fire, "[1,2,3,4]", "--stop", "2"], workdir, env=env)
+        plain = probekit.run([*fire, "[1,2,3,4]"], workdir, env=env)
+        help_ = probekit.run([*fire, "--", "--help"], workdir, env=env)
+    except probekit.RUN_ERRORS as exc:
         return False, f"fire did not run: {exc}"
     if call.returncode != 0 or call.stdout.split() != ["1", "2"]:
         return False, f"window [1,2,3,4] --stop 2: {(call.stdout + call.stderr).strip()[-200:]}"

@@ -19,10 +19,10 @@ Standard library only; no network.
 
 from __future__ import annotations
 
-import json
 import os
 import pathlib
-import subprocess
+
+import probekit
 
 __all__ = ["probe"]
 
@@ -99,23 +99,17 @@ print(json.dumps(result))
 
 
 def probe(python: str, corpus: pathlib.Path, workdir: pathlib.Path) -> tuple[bool, str]:
-    corpus = pathlib.Path(corpus).absolute()
-    if corpus.is_dir():
-        corpus = corpus / "late_defaults.py"
-    workdir = pathlib.Path(workdir).absolute()
-    workdir.mkdir(parents=True, exist_ok=True)
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
-    env["PYTHONDONTWRITEBYTECODE"] = "1"   # no __pycache__ beside the corpus (dynamic mode)
+    python, corpus, workdir = probekit.paths(python, corpus, workdir)
+    # no __pycache__ beside the corpus (dynamic mode)
+    env = probekit.clean_env(PYTHONDONTWRITEBYTECODE="1")
     try:
-        proc = subprocess.run([python, "-c", _CHECK, str(corpus.parent), corpus.stem],
-                              capture_output=True, text=True, timeout=_TIMEOUT, env=env,
-                              cwd=workdir, stdin=subprocess.DEVNULL)
-    except (OSError, subprocess.TimeoutExpired) as exc:
+        proc = probekit.run([python, "-c", _CHECK, corpus.parent, corpus.stem], workdir,
+                            env=env, timeout=_TIMEOUT)
+    except probekit.RUN_ERRORS as exc:
         return False, f"griffe did not run: {exc}"
-    if proc.returncode != 0:
-        lines = [line for line in proc.stderr.splitlines() if line.strip()]
-        return False, f"griffe failed: {lines[-1] if lines else f'exit {proc.returncode}'}"[:300]
-    result = json.loads(proc.stdout.splitlines()[-1])
+    result = probekit.last_json(proc.stdout)
+    if proc.returncode != 0 or not isinstance(result, dict):
+        return False, f"griffe failed: {probekit.error_line(proc)}"[:300]
     count = result["expected"]
     if not count:
         return False, f"no late default found in {corpus.name}"

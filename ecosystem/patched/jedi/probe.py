@@ -16,10 +16,9 @@ jedi's cache goes to workdir.  Standard library only; no network.
 
 from __future__ import annotations
 
-import json
-import os
 import pathlib
-import subprocess
+
+import probekit
 
 EXPECTED_SIGNATURE = "bisect_right(a, x, lo=0, hi=>len(a), *, key=None)"
 LATE_DEFAULT = "hi=>len(a)"
@@ -60,18 +59,14 @@ print(json.dumps({
 
 
 def probe(python: str, corpus: pathlib.Path, workdir: pathlib.Path) -> tuple[bool, str]:
-    corpus = pathlib.Path(corpus).absolute()
-    workdir = pathlib.Path(workdir).absolute()
+    python, corpus, workdir = probekit.paths(python, corpus, workdir)
     cache = workdir / "jedi-cache"
     cache.mkdir(parents=True, exist_ok=True)
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
-    result = subprocess.run(
-        [python, "-c", _SCRIPT, str(corpus), str(cache), LATE_DEFAULT], cwd=workdir,
-        env=env, capture_output=True, text=True, timeout=600, stdin=subprocess.DEVNULL)
-    if result.returncode != 0 or not result.stdout.strip():
-        lines = result.stderr.strip().splitlines() or ["exit %d, no output" % result.returncode]
-        return False, "jedi did not run: %s" % lines[-1]
-    r = json.loads(result.stdout)
+    result = probekit.run([python, "-c", _SCRIPT, corpus, cache, LATE_DEFAULT], workdir,
+                          timeout=600)
+    r = probekit.last_json(result.stdout)
+    if result.returncode != 0 or not isinstance(r, dict):
+        return False, "jedi did not run: %s" % probekit.error_line(result)
 
     signature_ok = r["signatures"] == r["runtime"] == [EXPECTED_SIGNATURE]
     completion_ok = ["a", "param"] in r["completions"]

@@ -17,9 +17,10 @@ Standard library only; no network.
 
 from __future__ import annotations
 
-import os
 import pathlib
 import subprocess
+
+import probekit
 
 __all__ = ["probe"]
 
@@ -28,36 +29,27 @@ _TIMEOUT = 300
 
 def _run(python: str, script: pathlib.Path, args: list[str],
          workdir: pathlib.Path) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
-    env["PYTHONDONTWRITEBYTECODE"] = "1"
-    env["COLUMNS"] = "200"
-    return subprocess.run([python, str(script), *args], capture_output=True, text=True,
-                          timeout=_TIMEOUT, env=env, cwd=workdir, stdin=subprocess.DEVNULL)
-
-
-def _last(text: str) -> str:
-    lines = [line.strip() for line in text.splitlines() if line.strip()]
-    return lines[-1] if lines else "(no output)"
+    env = probekit.clean_env(PYTHONDONTWRITEBYTECODE="1", COLUMNS="200")
+    return probekit.run([python, script, *args], workdir, env=env, timeout=_TIMEOUT)
 
 
 def probe(python: str, corpus: pathlib.Path, workdir: pathlib.Path) -> tuple[bool, str]:
-    corpus = pathlib.Path(corpus).absolute()
-    script = (corpus if corpus.is_dir() else corpus.parent) / "jsonargparse_cli.py"
-    workdir = pathlib.Path(workdir).absolute()
-    workdir.mkdir(parents=True, exist_ok=True)
+    python, corpus, workdir = probekit.paths(python, corpus, workdir)
+    script = corpus.with_name("jsonargparse_cli.py")
     try:
         plain = _run(python, script, ["[1,2,3,4]"], workdir)
         if plain.returncode != 0:
-            return False, f"window [1,2,3,4]: {_last(plain.stderr)}"[:300]
+            return False, f"window [1,2,3,4]: {probekit.last_line(plain.stderr)}"[:300]
         wanted = "{'window': [1, 2, 3, 4], 'tags': [0]}"
         if plain.stdout.strip() != wanted:
             return False, f"window [1,2,3,4] printed {plain.stdout.strip()!r}, not {wanted}"
         bad = _run(python, script, ["[1,2,3,4]", "--stop", "x"], workdir)
         if bad.returncode == 0 or "Expected a <class 'int'>" not in bad.stderr:
-            return False, f"--stop x was not rejected as not an int: {_last(bad.stderr)}"[:300]
+            why = probekit.last_line(bad.stderr)
+            return False, f"--stop x was not rejected as not an int: {why}"[:300]
         printed = _run(python, script, ["[1,2,3,4]", "--stop", "3", "--print_config"], workdir)
         if printed.returncode != 0:
-            return False, f"--print_config: {_last(printed.stderr)}"[:300]
+            return False, f"--print_config: {probekit.last_line(printed.stderr)}"[:300]
         config = printed.stdout
         if "late default" in config:
             line = next(line for line in config.splitlines() if "late default" in line)
@@ -67,9 +59,9 @@ def probe(python: str, corpus: pathlib.Path, workdir: pathlib.Path) -> tuple[boo
         again = _run(python, script, ["--config", str(path)], workdir)
         wanted = "{'window': [1, 2, 3], 'tags': [0]}"
         if again.returncode != 0 or again.stdout.strip() != wanted:
-            return False, (f"--config of the printed config: "
-                           f"{_last(again.stderr) if again.returncode else again.stdout.strip()}")[:300]
-    except (OSError, subprocess.TimeoutExpired) as exc:
+            got = probekit.last_line(again.stderr) if again.returncode else again.stdout.strip()
+            return False, f"--config of the printed config: {got}"[:300]
+    except probekit.RUN_ERRORS as exc:
         return False, f"jsonargparse did not run: {exc}"
     keys = ", ".join(line.split(":")[0] for line in config.splitlines()
                      if line and not line.startswith((" ", "-")))

@@ -17,10 +17,9 @@ that interpreter must accept ``=>``.  Standard library only; no network.
 
 from __future__ import annotations
 
-import json
-import os
 import pathlib
-import subprocess
+
+import probekit
 
 # Run by the interpreter under test, with libcst from its venv.
 _SCRIPT = r'''
@@ -99,21 +98,15 @@ print(json.dumps({
 
 
 def probe(python: str, corpus: pathlib.Path, workdir: pathlib.Path) -> tuple[bool, str]:
-    corpus = pathlib.Path(corpus).absolute()
-    if corpus.is_dir():
-        corpus = corpus / "late_defaults.py"
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
+    python, corpus, workdir = probekit.paths(python, corpus, workdir)
     try:
-        proc = subprocess.run([python, "-c", _SCRIPT, str(corpus)], capture_output=True,
-                              text=True, timeout=300, env=env, cwd=workdir,
-                              stdin=subprocess.DEVNULL)
-    except (OSError, subprocess.TimeoutExpired) as exc:
+        proc = probekit.run([python, "-c", _SCRIPT, corpus], workdir)
+    except probekit.RUN_ERRORS as exc:
         return False, f"libcst did not run: {exc}"
-    lines = proc.stdout.strip().splitlines()
-    if proc.returncode != 0 or not lines:
-        err = proc.stderr.strip().splitlines()
-        return False, f"libcst failed (exit {proc.returncode}): {err[-1] if err else 'no output'}"
-    data = json.loads(lines[-1])
+    data = probekit.last_json(proc.stdout)
+    if proc.returncode != 0 or not isinstance(data, dict):
+        err = probekit.last_line(proc.stderr, "no output")
+        return False, f"libcst failed (exit {proc.returncode}): {err}"
     if "fatal" in data:
         return False, data["fatal"]
     expected, late = data["expected"], data["late"]

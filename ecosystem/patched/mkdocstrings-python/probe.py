@@ -14,12 +14,12 @@ Standard library only; no network.
 
 from __future__ import annotations
 
-import html
 import json
 import os
 import pathlib
 import re
-import subprocess
+
+import probekit
 
 __all__ = ["probe"]
 
@@ -93,27 +93,17 @@ print(json.dumps({"expected": len(expected), "problems": problems, "example": ex
 _SIGNATURE = re.compile(r'<div class="doc-signature[^"]*">(.*?)</div>', re.S)
 
 
-def _text(fragment: str) -> str:
-    return " ".join(html.unescape(re.sub(r"<[^>]+>", "", fragment)).split())
-
-
 def probe(python: str, corpus: pathlib.Path, workdir: pathlib.Path) -> tuple[bool, str]:
-    corpus = pathlib.Path(corpus).absolute()
-    if corpus.is_dir():
-        corpus = corpus / "late_defaults.py"
-    workdir = pathlib.Path(workdir).absolute()
+    python, corpus, workdir = probekit.paths(python, corpus, workdir)
     (workdir / "docs").mkdir(parents=True, exist_ok=True)
     (workdir / "mkdocs.yml").write_text(_CONFIG.format(paths=json.dumps(str(corpus.parent))),
                                         encoding="utf-8")
     (workdir / "docs" / "index.md").write_text(f"# Late defaults\n\n::: {corpus.stem}\n",
                                                encoding="utf-8")
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
     try:
-        build = subprocess.run(
-            [python, "-m", "mkdocs", "build", "--strict", "-q", "-f", "mkdocs.yml",
-             "-d", "site"], cwd=workdir, capture_output=True, text=True, timeout=_TIMEOUT,
-            env=env, stdin=subprocess.DEVNULL)
-    except (OSError, subprocess.TimeoutExpired) as exc:
+        build = probekit.run([python, "-m", "mkdocs", "build", "--strict", "-q", "-f",
+                              "mkdocs.yml", "-d", "site"], workdir, timeout=_TIMEOUT)
+    except probekit.RUN_ERRORS as exc:
         return False, f"mkdocs did not run: {exc}"
     if build.returncode != 0:
         lines = [line.strip() for line in build.stderr.splitlines() if line.strip()]
@@ -121,10 +111,9 @@ def probe(python: str, corpus: pathlib.Path, workdir: pathlib.Path) -> tuple[boo
                      lines[-1] if lines else f"exit {build.returncode}")
         return False, f"mkdocs build --strict: {first.replace(str(corpus.parent) + os.sep, '')}"[:300]
     page = (workdir / "site" / "index.html").read_text(encoding="utf-8")
-    signatures = [_text(m) for m in _SIGNATURE.findall(page)]
-    compare = subprocess.run([python, "-c", _COMPARE, str(corpus), json.dumps(signatures)],
-                             capture_output=True, text=True, timeout=_TIMEOUT, env=env,
-                             stdin=subprocess.DEVNULL)
+    signatures = [probekit.html_text(m) for m in _SIGNATURE.findall(page)]
+    compare = probekit.run([python, "-c", _COMPARE, corpus, json.dumps(signatures)],
+                           timeout=_TIMEOUT)
     if compare.returncode != 0:
         return False, f"reading the signatures failed: {compare.stderr.strip()[-300:]}"
     result = json.loads(compare.stdout)

@@ -16,14 +16,14 @@ record how it fails on the corpus.  Standard library only; no network.
 from __future__ import annotations
 
 import pathlib
-import re
 import subprocess
+
+import probekit
 
 FEATURE = "LateBoundDefaults"
 ERROR_FILE = "late_defaults_type_error.py"
 # The one line of ERROR_FILE that must be reported, and the error mypy gives for it.
 ERROR_SOURCE = "fill: str => width"
-_EXCEPTION = re.compile(r"^[A-Za-z_][\w.]*(Error|Exception): ")
 EXPECTED_MESSAGE = (
     'error: Incompatible default for parameter "fill" '
     '(default has type "int", parameter has type "str")  [assignment]'
@@ -31,45 +31,27 @@ EXPECTED_MESSAGE = (
 
 
 def _run(cmd: list[str], cwd: pathlib.Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        cmd, cwd=cwd, capture_output=True, text=True, timeout=900, stdin=subprocess.DEVNULL
-    )
-
-
-def _last_line(text: str) -> str:
-    lines = [line.strip() for line in text.splitlines() if line.strip()]
-    return lines[-1] if lines else "(no output)"
+    return probekit.run(cmd, cwd, timeout=900)
 
 
 def _exception(text: str) -> str:
     """The exception line of a traceback in text (its last line if none)."""
-    found = [line.strip() for line in text.splitlines() if _EXCEPTION.match(line)]
-    return found[-1] if found else _last_line(text)
+    return probekit.exception_line(text) or probekit.last_line(text)
 
 
 def probe(python: str, corpus: pathlib.Path, workdir: pathlib.Path) -> tuple[bool, str]:
-    corpus = pathlib.Path(corpus)
-    if corpus.is_dir():
-        corpus = corpus / "late_defaults.py"
+    python, corpus, workdir = probekit.paths(python, corpus, workdir)
     corpus_dir = corpus.parent
     error_file = corpus_dir / ERROR_FILE
-    workdir = pathlib.Path(workdir)
-    workdir.mkdir(parents=True, exist_ok=True)
 
-    version = _run([python, "-c", "import mypy.version; print(mypy.version.__version__)"], workdir)
-    if version.returncode != 0:
-        return False, f"mypy is not importable in the venv: {_last_line(version.stderr)}"
-    label = f"mypy {version.stdout.strip()} --no-native-parser"
+    ok, version = probekit.module_version(python, "mypy.version", workdir)
+    if not ok:
+        return False, version
+    label = f"mypy {version} --no-native-parser"
 
-    lineno = next(
-        (
-            number
-            for number, line in enumerate(error_file.read_text(encoding="utf-8").splitlines(), 1)
-            if ERROR_SOURCE in line
-        ),
-        None,
-    )
-    if lineno is None:
+    try:
+        lineno = probekit.line_with(error_file, ERROR_SOURCE)
+    except ValueError:
         return False, f"{error_file} has no line with {ERROR_SOURCE!r}: the probe is out of date"
     expected = f"{ERROR_FILE}:{lineno}: {EXPECTED_MESSAGE}"
 
@@ -94,7 +76,7 @@ def probe(python: str, corpus: pathlib.Path, workdir: pathlib.Path) -> tuple[boo
             )
         return False, (
             f"{label}: no {FEATURE} feature; on {corpus.name} (exit {plain.returncode}): "
-            f"{_last_line(plain_output)}"
+            f"{probekit.last_line(plain_output)}"
         )
 
     label += f" --enable-incomplete-feature={FEATURE}"
@@ -109,7 +91,7 @@ def probe(python: str, corpus: pathlib.Path, workdir: pathlib.Path) -> tuple[boo
     if not reported:
         return False, (
             f"{label} (exit {result.returncode}): expected `{expected}`, got: "
-            f"{_last_line(output)}"
+            f"{probekit.last_line(output)}"
         )
     return False, (
         f"{label} (exit {result.returncode}): expected only `{expected}`, got "

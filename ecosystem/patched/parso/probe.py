@@ -16,10 +16,9 @@ that interpreter must accept ``=>``.  Standard library only; no network.
 
 from __future__ import annotations
 
-import json
-import os
 import pathlib
-import subprocess
+
+import probekit
 
 # Run by the interpreter under test, with parso from its venv.
 _SCRIPT = r'''
@@ -89,17 +88,11 @@ print(json.dumps({
 
 
 def probe(python: str, corpus: pathlib.Path, workdir: pathlib.Path) -> tuple[bool, str]:
-    corpus = pathlib.Path(corpus).absolute()
-    workdir = pathlib.Path(workdir)
-    workdir.mkdir(parents=True, exist_ok=True)
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
-    result = subprocess.run(
-        [python, "-c", _SCRIPT, str(corpus)], cwd=workdir, env=env,
-        capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL)
-    if result.returncode != 0 or not result.stdout.strip():
-        lines = result.stderr.strip().splitlines() or ["exit %d, no output" % result.returncode]
-        return False, "parso did not run: %s" % lines[-1]
-    r = json.loads(result.stdout)
+    python, corpus, workdir = probekit.paths(python, corpus, workdir)
+    result = probekit.run([python, "-c", _SCRIPT, corpus], workdir)
+    r = probekit.last_json(result.stdout)
+    if result.returncode != 0 or not isinstance(r, dict):
+        return False, "parso did not run: %s" % probekit.error_line(result)
     if "fatal" in r:
         return False, r["fatal"]
 

@@ -12,54 +12,39 @@ Standard library only; no network.
 from __future__ import annotations
 
 import collections
-import os
 import pathlib
 import re
-import subprocess
+
+import probekit
 
 SPACING_FILE = "pep8_spacing.py"
 _EXPECTED = re.compile(r"#((?: E25[12])+)\s*$")
 _REPORT = re.compile(r"^.*?:(\d+):(\d+): ([EWC]\d{3}) ")
 
 
-def _env() -> dict[str, str]:
-    return {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
-
-
 def _pycodestyle(python: str, args: list[str], cwd: pathlib.Path) -> tuple[list[tuple[int, str]], str]:
     """(line, code) of each report, and the raw output."""
-    result = subprocess.run(
-        [python, "-m", "pycodestyle", *args], cwd=cwd, capture_output=True,
-        text=True, timeout=300, env=_env(), stdin=subprocess.DEVNULL,
-    )
+    result = probekit.run([python, "-m", "pycodestyle", *args], cwd)
     reports = []
     for line in result.stdout.splitlines():
         match = _REPORT.match(line)
         if match:
             reports.append((int(match[1]), match[3]))
     if result.returncode not in (0, 1) or (result.returncode == 1 and not reports):
-        detail = (result.stderr.strip().splitlines() or ["(no output)"])[-1]
+        detail = probekit.last_line(result.stderr)
         raise RuntimeError(f"pycodestyle exited {result.returncode}: {detail}")
     return reports, result.stdout
 
 
 def probe(python: str, corpus: pathlib.Path, workdir: pathlib.Path) -> tuple[bool, str]:
-    if os.sep in python:
-        python = os.path.abspath(python)
-    corpus = pathlib.Path(corpus).absolute()
-    if corpus.is_dir():
-        corpus = corpus / "late_defaults.py"
+    python, corpus, workdir = probekit.paths(python, corpus, workdir)
     spacing = corpus.parent / SPACING_FILE
-    workdir = pathlib.Path(workdir)
-    workdir.mkdir(parents=True, exist_ok=True)
 
     lines = spacing.read_text(encoding="utf-8").splitlines()
-    expected = collections.Counter()
-    for number, text in enumerate(lines, start=1):
-        match = _EXPECTED.search(text)
-        if match:
-            for code in match[1].split():
-                expected[(number, code)] += 1
+    expected: collections.Counter[tuple[int, str]] = collections.Counter()
+    for number, match in probekit.marked_lines(spacing, _EXPECTED).items():
+        for code in match[1].split():
+            expected[(number, code)] += 1
     if not expected:
         return False, f"{SPACING_FILE} names no expected E251/E252: the probe has nothing to check"
 
@@ -67,7 +52,7 @@ def probe(python: str, corpus: pathlib.Path, workdir: pathlib.Path) -> tuple[boo
         # Every E and W check, so that a false report of any kind shows.
         reports, _ = _pycodestyle(python, ["--select=E,W", str(spacing)], workdir)
         corpus_reports, _ = _pycodestyle(python, ["--select=E251,E252", str(corpus)], workdir)
-    except (OSError, RuntimeError, subprocess.TimeoutExpired) as exc:
+    except (RuntimeError, *probekit.RUN_ERRORS) as exc:
         return False, str(exc)
 
     got = collections.Counter(reports)

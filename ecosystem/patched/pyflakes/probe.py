@@ -11,10 +11,10 @@ and no other line. Standard library only; no network.
 
 from __future__ import annotations
 
-import os
 import pathlib
 import re
-import subprocess
+
+import probekit
 
 # late_defaults_lint.py: "def ...:  # undefined-variable 'missing_name'"
 _MARK = re.compile(r"#\s*(undefined-variable|used-before-assignment)\s+'(\w+)'")
@@ -29,12 +29,9 @@ _REPORT = re.compile(r"^(?P<path>.+?):(?P<line>\d+):(?:\d+:)? (?P<message>.*)$")
 
 
 def _expected(lint_file: pathlib.Path) -> dict[tuple[str, int], str]:
-    found = {}
-    for number, line in enumerate(lint_file.read_text(encoding="utf-8").splitlines(), 1):
-        match = _MARK.search(line)
-        if match and line.lstrip().startswith("def "):
-            found[(lint_file.name, number)] = match[1] + " " + match[2]
-    return found
+    return {(lint_file.name, number): match[1] + " " + match[2]
+            for number, match in probekit.marked_lines(lint_file, _MARK).items()
+            if match.string.lstrip().startswith("def ")}
 
 
 def _matches(mark: str, message: str) -> bool:
@@ -44,14 +41,11 @@ def _matches(mark: str, message: str) -> bool:
 
 
 def probe(python: str, corpus: pathlib.Path, workdir: pathlib.Path) -> tuple[bool, str]:
-    corpus = pathlib.Path(corpus).absolute()
+    python, corpus, workdir = probekit.paths(python, corpus, workdir)
     lint_file = corpus.parent / "late_defaults_lint.py"
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
-    result = subprocess.run([python, "-m", "pyflakes", str(corpus), str(lint_file)],
-                            cwd=workdir, env=env, capture_output=True, text=True,
-                            timeout=300, stdin=subprocess.DEVNULL)
+    result = probekit.run([python, "-m", "pyflakes", corpus, lint_file], workdir)
     if result.returncode not in (0, 1) or result.stderr.strip():
-        last = (result.stderr.strip().splitlines() or ["no output"])[-1]
+        last = probekit.last_line(result.stderr, "no output")
         return False, f"pyflakes did not run (exit {result.returncode}): {last}"
     got = {}
     for line in result.stdout.splitlines():

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import ast
 import json
-import os
 import pathlib
-import subprocess
+
+import probekit
 
 # Run by the interpreter under test: where its tokenizer finds '=>'.
 _FAT_ARROWS = r'''
@@ -25,33 +25,21 @@ with open(sys.argv[1], "rb") as f:
 '''
 
 
-def _run(cmd: list[str], workdir: pathlib.Path) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
-    return subprocess.run(cmd, cwd=workdir, env=env, capture_output=True, text=True,
-                          timeout=300, stdin=subprocess.DEVNULL)
-
-
-def _last_line(result: subprocess.CompletedProcess[str]) -> str:
-    lines = result.stderr.strip().splitlines() or ["exit %d, no output" % result.returncode]
-    return lines[-1]
-
-
 def probe(python: str, corpus: pathlib.Path, workdir: pathlib.Path) -> tuple[bool, str]:
-    corpus = pathlib.Path(corpus).absolute()
-    workdir = pathlib.Path(workdir)
-    workdir.mkdir(parents=True, exist_ok=True)
+    python, corpus, workdir = probekit.paths(python, corpus, workdir)
     pygmentize = pathlib.Path(python).parent / "pygmentize"
     if not pygmentize.exists():
         return False, "no pygmentize next to %s: install Pygments in that venv" % python
 
-    result = _run([python, "-c", _FAT_ARROWS, str(corpus)], workdir)
+    result = probekit.run([python, "-c", _FAT_ARROWS, corpus], workdir)
     if result.returncode != 0:
-        return False, "the interpreter does not tokenize the corpus: %s" % _last_line(result)
+        return False, ("the interpreter does not tokenize the corpus: %s"
+                       % probekit.error_line(result))
     expected = [tuple(pos) for pos in json.loads(result.stdout)]
 
-    result = _run([str(pygmentize), "-l", "python", "-f", "raw", str(corpus)], workdir)
+    result = probekit.run([pygmentize, "-l", "python", "-f", "raw", corpus], workdir)
     if result.returncode != 0:
-        return False, "pygmentize failed: %s" % _last_line(result)
+        return False, "pygmentize failed: %s" % probekit.error_line(result)
 
     line, column = 1, 0
     arrows, split_arrows, errors = [], 0, []

@@ -9,10 +9,10 @@ judge style, not late defaults), so the result does not depend on where it runs.
 from __future__ import annotations
 
 import json
-import os
 import pathlib
 import re
-import subprocess
+
+import probekit
 
 # late_defaults_lint.py marks each line where a checker that understands late
 # defaults reports something with a comment naming pylint's message first,
@@ -26,20 +26,14 @@ def _expected(corpus: pathlib.Path, lint_file: pathlib.Path) -> set[tuple[str, i
     # The shared corpus is clean code; the one warning pylint rightly gives
     # is keyword-arg-before-vararg for spread(), whose parameters with
     # defaults (late ones included) come before *rest.
-    for number, line in enumerate(corpus.read_text(encoding="utf-8").splitlines(), 1):
-        if line.startswith("def spread("):
-            expected.add((corpus.name, number, "keyword-arg-before-vararg"))
+    expected.add((corpus.name, probekit.line_with(corpus, "def spread("),
+                  "keyword-arg-before-vararg"))
     for number, line in enumerate(lint_file.read_text(encoding="utf-8").splitlines(), 1):
         code, _, comment = line.partition("  # ")
         match = _MARK.match("# " + comment) if comment else None
         if code.lstrip().startswith("def ") and match and match[1] != "nothing":
             expected.add((lint_file.name, number, match[1]))
     return expected
-
-
-def _crash_line(output: str) -> str:
-    errors = re.findall(r"^\w*(?:Error|Exception): .*$", output, re.MULTILINE)
-    return errors[-1] if errors else ""
 
 
 def _summary(found: set[tuple[str, int, str]], shown: int = 3) -> str:
@@ -49,30 +43,26 @@ def _summary(found: set[tuple[str, int, str]], shown: int = 3) -> str:
 
 
 def probe(python: str, corpus: pathlib.Path, workdir: pathlib.Path) -> tuple[bool, str]:
-    workdir.mkdir(parents=True, exist_ok=True)
+    python, corpus, workdir = probekit.paths(python, corpus, workdir)
     lint_file = corpus.parent / "late_defaults_lint.py"
     rcfile = workdir / "empty-pylintrc"
     rcfile.write_text("", encoding="utf-8")
-    env = dict(os.environ, PYLINTHOME=str(workdir / "pylinthome"))
-    proc = subprocess.run(
+    proc = probekit.run(
         [
             python, "-m", "pylint",
             f"--rcfile={rcfile}", "--disable=C,R", "--persistent=n",
             "--score=n", "--output-format=json",
-            str(corpus), str(lint_file),
+            corpus, lint_file,
         ],
-        cwd=workdir,
-        env=env,
-        capture_output=True,
-        text=True,
+        workdir,
+        env=probekit.clean_env(PYLINTHOME=str(workdir / "pylinthome")),
         timeout=600,
     )
     try:
         messages = json.loads(proc.stdout)
     except json.JSONDecodeError:
-        tail = _crash_line(proc.stdout + proc.stderr) or (
-            proc.stderr.strip().splitlines() or ["no output"]
-        )[-1]
+        tail = (probekit.exception_line(proc.stdout + proc.stderr)
+                or probekit.last_line(proc.stderr, "no output"))
         return False, f"pylint did not run (exit {proc.returncode}): {tail}"
     got = {
         (pathlib.Path(m["path"]).name, m["line"], m["symbol"]) for m in messages
@@ -80,7 +70,7 @@ def probe(python: str, corpus: pathlib.Path, workdir: pathlib.Path) -> tuple[boo
     expected = _expected(corpus, lint_file)
     fatal = sorted({m["symbol"] for m in messages if m["type"] == "fatal"})
     if fatal:
-        crash = _crash_line(proc.stdout + proc.stderr)
+        crash = probekit.exception_line(proc.stdout + proc.stderr)
         return False, f"pylint: {', '.join(fatal)} ({crash or 'see pylint crash report'})"
     if got != expected:
         return False, (

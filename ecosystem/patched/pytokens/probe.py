@@ -11,17 +11,13 @@ the shared corpus ``late_defaults.py`` and of ``pep8_spacing.py`` beside it
 
 from __future__ import annotations
 
-import os
 import pathlib
 import re
-import subprocess
+
+import probekit
 
 OTHER_FILE = "pep8_spacing.py"
 _TOKEN = re.compile(r"TokenTuple\(type='(\w+)', start=\((\d+), (\d+)\), end=\((\d+), (\d+)\)\)")
-
-
-def _env() -> dict[str, str]:
-    return {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
 
 
 def _token(line: str) -> str:
@@ -34,11 +30,7 @@ def _token(line: str) -> str:
 
 def _validate(python: str, path: pathlib.Path, cwd: pathlib.Path) -> str | None:
     """None if pytokens agrees with tokenize on path, else what differs."""
-    result = subprocess.run(
-        [python, "-m", "pytokens", "--validate", "--strict", str(path)],
-        cwd=cwd, capture_output=True, text=True, timeout=300, env=_env(),
-        stdin=subprocess.DEVNULL,
-    )
+    result = probekit.run([python, "-m", "pytokens", "--validate", "--strict", path], cwd)
     if result.returncode == 0:
         return None
     lines = result.stdout.splitlines()
@@ -48,22 +40,16 @@ def _validate(python: str, path: pathlib.Path, cwd: pathlib.Path) -> str | None:
                 f"{path.name}: tokenize gives {_token(lines[i - 2])}, "
                 f"pytokens {_token(lines[i - 1])}"
             )
-    detail = [l.strip() for l in (result.stderr or result.stdout).splitlines() if l.strip()]
-    return f"{path.name}: exit {result.returncode}: {detail[-1] if detail else 'no output'}"
+    detail = probekit.last_line(result.stderr or result.stdout, "no output")
+    return f"{path.name}: exit {result.returncode}: {detail}"
 
 
 def probe(python: str, corpus: pathlib.Path, workdir: pathlib.Path) -> tuple[bool, str]:
-    if os.sep in python:
-        python = os.path.abspath(python)
-    corpus = pathlib.Path(corpus).absolute()
-    if corpus.is_dir():
-        corpus = corpus / "late_defaults.py"
-    workdir = pathlib.Path(workdir).absolute()
-    workdir.mkdir(parents=True, exist_ok=True)
+    python, corpus, workdir = probekit.paths(python, corpus, workdir)
     files = [corpus, corpus.parent / OTHER_FILE]
     try:
         failures = [f for f in (_validate(python, path, workdir) for path in files) if f]
-    except (OSError, subprocess.TimeoutExpired) as exc:
+    except probekit.RUN_ERRORS as exc:
         return False, f"pytokens did not run: {exc}"
     if failures:
         return False, "; ".join(failures)

@@ -22,27 +22,20 @@ from __future__ import annotations
 
 import difflib
 import json
-import os
 import pathlib
 import re
 import shutil
 import subprocess
 
+import probekit
+
 # late_defaults_lint.py: "def ...:  # undefined-variable 'missing_name'"
 _MARK = re.compile(r"#\s*(undefined-variable|used-before-assignment|dangerous-default-value)")
 _SELECT = "F,B006,B008"
-# Run by the interpreter under test: do the two files parse to the same AST?
-_SAME_AST = (
-    "import ast, sys\n"
-    "a, b = (ast.dump(ast.parse(open(p, encoding='utf-8').read())) for p in sys.argv[1:])\n"
-    "sys.exit(0 if a == b else 'the formatted corpus has a different AST')\n"
-)
 
 
 def _run(cmd: list[str], cwd: pathlib.Path) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "RUFF_"))}
-    return subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=600,
-                          env=env, stdin=subprocess.DEVNULL)
+    return probekit.run(cmd, cwd, env=probekit.clean_env("RUFF_"), timeout=600)
 
 
 def _check(python: str, path: pathlib.Path, cwd: pathlib.Path) -> list[dict] | str:
@@ -52,8 +45,7 @@ def _check(python: str, path: pathlib.Path, cwd: pathlib.Path) -> list[dict] | s
     try:
         return json.loads(proc.stdout)
     except ValueError:
-        err = (proc.stderr.strip().splitlines() or [f"exit {proc.returncode}, no output"])
-        return f"ruff check failed: {err[-1][:300]}"
+        return f"ruff check failed: {probekit.error_line(proc)[:300]}"
 
 
 def _shown(diagnostic: dict) -> str:
@@ -64,23 +56,14 @@ def _shown(diagnostic: dict) -> str:
 
 
 def _expected(lint_file: pathlib.Path) -> set[tuple[int, str]]:
-    found = set()
-    for number, line in enumerate(lint_file.read_text(encoding="utf-8").splitlines(), 1):
-        match = _MARK.search(line)
-        if match and line.lstrip().startswith("def "):
-            found.add((number, "B006" if match[1] == "dangerous-default-value" else "F821"))
-    return found
+    return {(number, "B006" if match[1] == "dangerous-default-value" else "F821")
+            for number, match in probekit.marked_lines(lint_file, _MARK).items()
+            if match.string.lstrip().startswith("def ")}
 
 
 def probe(python: str, corpus: pathlib.Path, workdir: pathlib.Path) -> tuple[bool, str]:
-    if os.sep in python:
-        python = os.path.abspath(python)
-    corpus = pathlib.Path(corpus).absolute()
-    if corpus.is_dir():
-        corpus = corpus / "late_defaults.py"
+    python, corpus, workdir = probekit.paths(python, corpus, workdir)
     lint_file = corpus.with_name("late_defaults_lint.py")
-    workdir = pathlib.Path(workdir).absolute()
-    workdir.mkdir(parents=True, exist_ok=True)
     version = _run([python, "-m", "ruff", "--version"], workdir).stdout.strip() or "ruff"
 
     found = _check(python, corpus, workdir)
@@ -111,13 +94,12 @@ def probe(python: str, corpus: pathlib.Path, workdir: pathlib.Path) -> tuple[boo
         return False, f"{version}: ruff format {corpus.name}: {err[0][:300]}"
     # ruff's style is black's but not always to the line (it puts a blank line after a
     # nested function): the lines it changes are counted, not judged
-    changed = sum(1 for line in difflib.unified_diff(
+    changed = len(probekit.changed_lines("\n".join(difflib.unified_diff(
         corpus.read_text(encoding="utf-8").splitlines(),
-        formatted.read_text(encoding="utf-8").splitlines(), n=0)
-        if line[:1] in "+-" and line[:3] not in ("+++", "---"))
-    same = _run([python, "-c", _SAME_AST, str(corpus), str(formatted)], workdir)
-    if same.returncode != 0:
-        return False, f"{version}: ruff format: {same.stderr.strip()[-300:]}"
+        formatted.read_text(encoding="utf-8").splitlines(), n=0, lineterm=""))))
+    different = probekit.same_ast(python, corpus, formatted, workdir)
+    if different:
+        return False, f"{version}: ruff format: {different}"
     again = _run([python, "-m", "ruff", "format", "--isolated", "--no-cache", "--check",
                   str(formatted)], workdir)
     if again.returncode != 0:

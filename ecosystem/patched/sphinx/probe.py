@@ -14,13 +14,12 @@ signatures with ``ast`` and lists their late-bound defaults.
 
 from __future__ import annotations
 
-import html
 import json
-import os
 import pathlib
 import re
 import shutil
-import subprocess
+
+import probekit
 
 __all__ = ["probe"]
 
@@ -74,21 +73,11 @@ _SIGNATURE = re.compile(
 )
 
 
-def _text(fragment: str) -> str:
-    """The text a reader sees of an HTML fragment of a signature."""
-    return " ".join(html.unescape(re.sub(r"<[^>]+>", "", fragment)).split())
-
-
 def _warnings(output: str) -> list[str]:
     """The warning lines of sphinx-build, those about late defaults first."""
     found = [line.strip() for line in output.splitlines()
              if "WARNING" in line or "ERROR" in line]
     return sorted(found, key=lambda line: "LateDefault" not in line)
-
-
-def _last_line(output: str) -> str:
-    lines = [line.strip() for line in output.splitlines() if line.strip()]
-    return lines[-1] if lines else "(no output)"
 
 
 def probe(
@@ -100,17 +89,14 @@ def probe(
     holding it; the Sphinx project is the ``sphinx`` directory beside it.
     Returns (passed, evidence).
     """
-    corpus = pathlib.Path(corpus)
-    corpus_dir = corpus if corpus.is_dir() else corpus.parent
-    module = corpus_dir / "late_defaults.py"
-    project = corpus_dir / "sphinx"
+    python, module, workdir = probekit.paths(python, corpus, workdir)
+    project = module.with_name("sphinx")
     for needed in (module, project / "conf.py", project / "index.rst"):
         if not needed.is_file():
             return False, f"missing corpus file {needed}"
 
     # Build from a copy, so that nothing (bytecode, build output) is written
     # into the corpus; conf.py finds the module in the directory above it.
-    workdir = pathlib.Path(workdir)
     src = workdir / "src"
     if src.exists():
         shutil.rmtree(src)
@@ -120,38 +106,37 @@ def probe(
     if out.exists():
         shutil.rmtree(out)
 
-    env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
-    env.pop("PYTHONPATH", None)
+    env = probekit.clean_env(PYTHONDONTWRITEBYTECODE="1")
 
-    listed = subprocess.run(
-        [python, "-c", _LIST_LATE_DEFAULTS, str(src / "late_defaults.py"),
-         str(src / "sphinx" / "index.rst")],
-        capture_output=True, text=True, env=env, timeout=_TIMEOUT,
+    listed = probekit.run(
+        [python, "-c", _LIST_LATE_DEFAULTS, src / "late_defaults.py",
+         src / "sphinx" / "index.rst"],
+        env=env, timeout=_TIMEOUT,
     )
     if listed.returncode != 0:
         return False, (
             "the venv's interpreter cannot list the corpus's late defaults "
-            f"(is it the patched one?): {_last_line(listed.stderr)}"
+            f"(is it the patched one?): {probekit.last_line(listed.stderr)}"
         )
     expected = json.loads(listed.stdout)
     if not expected:
         return False, "no late-bound defaults found in the corpus"
 
-    build = subprocess.run(
+    build = probekit.run(
         [python, "-m", "sphinx", "-W", "-q", "-b", "html",
-         "-d", str(workdir / "doctrees"), str(src / "sphinx"), str(out)],
-        capture_output=True, text=True, env=env, timeout=_TIMEOUT,
+         "-d", workdir / "doctrees", src / "sphinx", out],
+        env=env, timeout=_TIMEOUT,
     )
     warnings = _warnings((build.stderr + build.stdout).replace(f"{src}/", ""))
     if not (out / "index.html").is_file():
         return False, (
             "sphinx-build -W failed, no HTML: "
-            f"{warnings[0] if warnings else _last_line(build.stderr)}"
+            f"{warnings[0] if warnings else probekit.last_line(build.stderr)}"
         )
 
     signatures: dict[str, str] = {}
     for match in _SIGNATURE.finditer((out / "index.html").read_text("utf-8")):
-        signatures[match["id"]] = _text(match["body"]).rstrip("¶").strip()
+        signatures[match["id"]] = probekit.html_text(match["body"]).rstrip("¶").strip()
 
     def signature_of(where: str) -> str | None:
         # autodoc and the hand-written signature are both in the module's scope
@@ -193,15 +178,3 @@ def probe(
         f"sphinx-build -W ok; all {len(expected)} late defaults in {places} "
         f"signatures read 'name=>text', e.g. {shown or expected[0][0]}"
     )
-
-
-if __name__ == "__main__":
-    import sys
-    import tempfile
-
-    with tempfile.TemporaryDirectory() as tmp:
-        ok, evidence = probe(
-            sys.argv[1], pathlib.Path(sys.argv[2]), pathlib.Path(tmp)
-        )
-    print("passed" if ok else "failed", "-", evidence)
-    sys.exit(0 if ok else 1)

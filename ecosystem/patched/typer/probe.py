@@ -16,9 +16,10 @@ Standard library only; no network.
 
 from __future__ import annotations
 
-import os
 import pathlib
 import subprocess
+
+import probekit
 
 CLI_FILE = "typer_cli.py"
 NAME = "ada"
@@ -29,19 +30,10 @@ HELP_DEFAULT = "[default: =>len(name)]"
 
 
 def _run(python: str, args: list[str], cwd: pathlib.Path) -> subprocess.CompletedProcess[str]:
-    env = dict(os.environ)
     # Plain, wide help text: no terminal codes, no wrapping inside the option table.
-    env.update({"TERMINAL_WIDTH": "200", "_TYPER_FORCE_DISABLE_TERMINAL": "1"})
-    env.pop("FORCE_COLOR", None)
-    return subprocess.run(
-        [python, *args],
-        cwd=cwd,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        stdin=subprocess.DEVNULL,
-    )
+    env = probekit.clean_env("FORCE_COLOR", TERMINAL_WIDTH="200",
+                             _TYPER_FORCE_DISABLE_TERMINAL="1")
+    return probekit.run([python, *args], cwd, env=env)
 
 
 def _first_error(result: subprocess.CompletedProcess[str]) -> str:
@@ -64,15 +56,13 @@ def _help_default(help_text: str, option: str) -> str:
 
 
 def probe(python: str, corpus: pathlib.Path, workdir: pathlib.Path) -> tuple[bool, str]:
-    corpus = pathlib.Path(corpus)
-    cli = (corpus if corpus.is_dir() else corpus.parent) / CLI_FILE
-    workdir = pathlib.Path(workdir)
-    workdir.mkdir(parents=True, exist_ok=True)
+    python, corpus, workdir = probekit.paths(python, corpus, workdir)
+    cli = corpus.with_name(CLI_FILE)
 
-    version = _run(python, ["-c", "import typer; print(typer.__version__)"], workdir)
-    if version.returncode != 0:
-        return False, f"typer is not importable in the venv: {_first_error(version)}"
-    label = f"typer {version.stdout.strip()}"
+    ok, version = probekit.module_version(python, "typer", workdir)
+    if not ok:
+        return False, version
+    label = f"typer {version}"
 
     omitted = _run(python, [str(cli), NAME], workdir)
     given = _run(python, [str(cli), NAME, "--times", "1"], workdir)

@@ -7,15 +7,11 @@ text of the page (tags dropped, entities decoded). Standard library only; no net
 
 from __future__ import annotations
 
-import html
-import importlib.util
 import pathlib
 import re
 
-_spec = importlib.util.spec_from_file_location(
-    "signatures", pathlib.Path(__file__).resolve().parent.parent / "signatures.py")
-signatures = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(signatures)
+import probekit
+from unpatched import signatures
 
 
 def probe(python: str, corpus: pathlib.Path, workdir: pathlib.Path) -> tuple[bool, str]:
@@ -28,7 +24,7 @@ def probe(python: str, corpus: pathlib.Path, workdir: pathlib.Path) -> tuple[boo
         return signatures.failure("pdoc", result)
     # The signature of each function, up to its "View Source" button (the source
     # shown after it has the late defaults as written in any case).
-    shown = [" ".join(html.unescape(re.sub(r"<[^>]+>", "", block)).split())
+    shown = [probekit.html_text(block)
              for block in re.findall(r'<div class="attr function">(.*?)'
                                      r'<label class="view-source-button"',
                                      page.read_text(encoding="utf-8"), re.S)]

@@ -8,13 +8,9 @@ only; no network.
 
 from __future__ import annotations
 
-import importlib.util
 import pathlib
 
-_spec = importlib.util.spec_from_file_location(
-    "signatures", pathlib.Path(__file__).resolve().parent.parent / "signatures.py")
-signatures = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(signatures)
+from unpatched import signatures
 
 
 def probe(python: str, corpus: pathlib.Path, workdir: pathlib.Path) -> tuple[bool, str]:

@@ -7,14 +7,10 @@ printing without colour to a wide console. Standard library only; no network.
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import pathlib
 
-_spec = importlib.util.spec_from_file_location(
-    "signatures", pathlib.Path(__file__).resolve().parent.parent / "signatures.py")
-signatures = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(signatures)
+from unpatched import signatures
 
 _SCRIPT = r"""
 import functools, json, sys

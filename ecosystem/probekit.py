@@ -1,0 +1,190 @@
+"""What the ecosystem probes share: running a tool, reading its output, the corpus.
+
+Every ``probe.py`` of ``ecosystem/patched/`` and ``ecosystem/unpatched/`` imports this
+module as ``probekit``: ``tools/ecosystem/probes.py`` puts ``ecosystem/`` at the front
+of ``sys.path`` before it loads a probe (see the contract in ``ecosystem/README.md``).
+Like the probes, it is standard library only, and it runs on the interpreter that runs
+``tools.ecosystem``, not on the one under test.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import os
+import pathlib
+import re
+import subprocess
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+__all__ = [
+    "CORPUS_NAME", "MISSPACED", "PEP8_SPACED", "RUN_ERRORS", "changed_lines", "clean_env", "error_line",
+    "exception_line", "format_misspaced", "html_text", "last_json", "last_line",
+    "line_with", "marked_lines", "module_version", "paths", "run", "same_ast",
+]
+
+# What running a tool may raise besides its own failure: no such program, a timeout.
+RUN_ERRORS = (OSError, subprocess.TimeoutExpired)
+
+# The name of the shared corpus, in ecosystem/corpus/ with the other inputs of the probes.
+CORPUS_NAME = "late_defaults.py"
+
+_EXCEPTION = re.compile(r"^(?:[A-Za-z_][\w.]*)?(?:Error|Exception): ")
+
+# Run by the interpreter under test: do the two files parse to the same AST?
+_SAME_AST = (
+    "import ast, sys\n"
+    "a, b = (ast.dump(ast.parse(open(p, encoding='utf-8').read())) for p in sys.argv[1:])\n"
+    "sys.exit(0 if a == b else 'the formatted corpus has a different AST')\n"
+)
+
+# For the probes of formatters: late defaults spaced against PEP 8, and as PEP 8 (and
+# black) spaces them: no spaces around '=>' but for an annotated parameter's.
+MISSPACED = (
+    "def window(a, lo  =>  0, hi => len( a ), *, key : list[int]=>[]):\n"
+    "    return a[lo:hi], key\n"
+    "print(sorted([2, 1], key=lambda item, scale =>2: item*scale))\n"
+)
+PEP8_SPACED = (
+    "def window(a, lo=>0, hi=>len(a), *, key: list[int] => []):\n"
+    "    return a[lo:hi], key\n"
+    "\n"
+    "\n"
+    "print(sorted([2, 1], key=lambda item, scale=>2: item * scale))\n"
+)
+
+
+def paths(python: str, corpus: pathlib.Path | str,
+          workdir: pathlib.Path | str) -> tuple[str, pathlib.Path, pathlib.Path]:
+    """A probe's arguments made absolute: python (when it is a path), the corpus file
+    (late_defaults.py when given its directory) and workdir, which is created."""
+    if os.sep in python:
+        python = os.path.abspath(python)
+    corpus = pathlib.Path(corpus).absolute()
+    if corpus.is_dir():
+        corpus = corpus / CORPUS_NAME
+    workdir = pathlib.Path(workdir).absolute()
+    workdir.mkdir(parents=True, exist_ok=True)
+    return python, corpus, workdir
+
+
+def clean_env(*drop: str, **extra: str) -> dict[str, str]:
+    """This process's environment without PYTHON* variables, nor those whose name starts
+    with one of drop, plus extra: what a tool under test runs in."""
+    prefixes = ("PYTHON", *drop)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(prefixes)}
+    env.update(extra)
+    return env
+
+
+def run(cmd: Sequence[str | os.PathLike[str]], cwd: str | os.PathLike[str] | None = None, *,
+        env: Mapping[str, str] | None = None,
+        timeout: float = 300) -> subprocess.CompletedProcess[str]:
+    """Run cmd with no stdin, its output captured as text, in env (clean_env() if None).
+    Raises what subprocess.run raises (RUN_ERRORS) when it cannot run or times out."""
+    return subprocess.run([os.fspath(part) for part in cmd], cwd=cwd,
+                          env=clean_env() if env is None else dict(env),
+                          capture_output=True, text=True, timeout=timeout,
+                          stdin=subprocess.DEVNULL)
+
+
+def last_line(text: str, default: str = "(no output)") -> str:
+    """The last non-blank line of text, stripped; default if there is none."""
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    return lines[-1] if lines else default
+
+
+def error_line(result: subprocess.CompletedProcess[str]) -> str:
+    """Why a run failed, on one line: the last line of its stderr, else its exit status."""
+    return last_line(result.stderr, f"exit {result.returncode}, no output")
+
+
+def exception_line(text: str) -> str | None:
+    """The last line of text that starts like a traceback's exception line
+    ('ValueError: ...', 'module.ParseError: ...'), or None."""
+    found = [line.strip() for line in text.splitlines() if _EXCEPTION.match(line)]
+    return found[-1] if found else None
+
+
+def last_json(text: str) -> Any:
+    """The JSON value printed on the last non-blank line of text; None if that line is
+    not JSON (or there is none)."""
+    try:
+        return json.loads(last_line(text, ""))
+    except ValueError:
+        return None
+
+
+def module_version(python: str, module: str, cwd: str | os.PathLike[str] | None = None, *,
+                   attribute: str = "__version__") -> tuple[bool, str]:
+    """(True, module.attribute) as the venv of python has it, or (False, evidence that
+    the module is not importable there)."""
+    result = run([python, "-c", f"import {module}; print({module}.{attribute})"], cwd,
+                 timeout=120)
+    if result.returncode != 0:
+        root = module.split(".")[0]
+        return False, f"{root} is not importable in the venv: {last_line(result.stderr)}"
+    return True, result.stdout.strip()
+
+
+def line_with(path: pathlib.Path, needle: str) -> int:
+    """The number (from 1) of the first line of path that holds needle.
+    Raises ValueError if none does."""
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if needle in line:
+            return number
+    raise ValueError(f"{path.name} has no line with {needle!r}")
+
+
+def marked_lines(path: pathlib.Path, mark: re.Pattern[str]) -> dict[int, re.Match[str]]:
+    """line number (from 1) -> the match of mark (re.search), for each line of path that
+    has it: the lines a corpus file marks, with a comment, as where a tool must report.
+    The match's string is the whole line."""
+    found = {}
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        match = mark.search(line)
+        if match:
+            found[number] = match
+    return found
+
+
+def html_text(fragment: str) -> str:
+    """The text a reader sees of a fragment of HTML: tags dropped, entities decoded,
+    whitespace folded."""
+    return " ".join(html.unescape(re.sub(r"<[^>]+>", "", fragment)).split())
+
+
+def same_ast(python: str, original: pathlib.Path, formatted: pathlib.Path,
+             cwd: str | os.PathLike[str] | None = None) -> str | None:
+    """None if formatted parses to the same AST as original on the interpreter under
+    test, else why not (one line)."""
+    result = run([python, "-c", _SAME_AST, original, formatted], cwd)
+    return None if result.returncode == 0 else error_line(result)
+
+
+def changed_lines(diff: str) -> list[str]:
+    """The lines a unified diff removes or adds, without their '-' or '+', stripped
+    (a changed blank line is '')."""
+    return [line[1:].strip() for line in diff.splitlines()
+            if line[:1] in ("+", "-") and not line.startswith(("+++", "---"))]
+
+
+def _first_difference(got: str, wanted: str) -> str:
+    """The first line of got that differs from wanted's, stripped (its first line if
+    they differ in length only, '(empty)' if got is empty)."""
+    return next((g for g, w in zip(got.splitlines(), wanted.splitlines()) if g != w),
+                got.splitlines()[0] if got else "(empty)").strip()
+
+
+def format_misspaced(command: Sequence[str | os.PathLike[str]], workdir: pathlib.Path,
+                     env: Mapping[str, str] | None = None
+                     ) -> tuple[subprocess.CompletedProcess[str], pathlib.Path, str | None]:
+    """Run a formatter, command + [FILE], on FILE = workdir/misspaced.py holding
+    MISSPACED: (the run, FILE, None if FILE is then PEP8_SPACED, else its first line
+    that is not)."""
+    snippet = workdir / "misspaced.py"
+    snippet.write_text(MISSPACED, encoding="utf-8")
+    result = run([*command, snippet], workdir, env=env, timeout=600)
+    got = snippet.read_text(encoding="utf-8")
+    return result, snippet, None if got == PEP8_SPACED else _first_difference(got, PEP8_SPACED)
