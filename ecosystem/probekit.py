@@ -31,6 +31,9 @@ RUN_ERRORS = (OSError, subprocess.TimeoutExpired)
 CORPUS_NAME = "late_defaults.py"
 
 _EXCEPTION = re.compile(r"^(?:[A-Za-z_][\w.]*)?(?:Error|Exception): ")
+# What Python prints between the exceptions of a chain, before the later one.
+_CHAINED = ("The above exception was the direct cause of the following exception",
+            "During handling of the above exception, another exception occurred")
 
 # Run by the interpreter under test: do the two files parse to the same AST?
 _SAME_AST = (
@@ -101,10 +104,19 @@ def error_line(result: subprocess.CompletedProcess[str]) -> str:
 
 
 def exception_line(text: str) -> str | None:
-    """The last line of text that starts like a traceback's exception line
-    ('ValueError: ...', 'module.ParseError: ...'), or None."""
-    found = [line.strip() for line in text.splitlines() if _EXCEPTION.match(line)]
-    return found[-1] if found else None
+    """The exception line ('ValueError: ...', 'module.ParseError: ...') of the last
+    traceback in text, or None. Of a chain of exceptions ("The above exception was the
+    direct cause of the following exception"), the first: what went wrong, not the
+    exception that a tool raised on catching it."""
+    found, caused = None, False
+    for line in text.splitlines():
+        if line.startswith(_CHAINED):
+            caused = True
+        elif _EXCEPTION.match(line):
+            if not caused:
+                found = line.strip()
+            caused = False
+    return found
 
 
 def last_json(text: str) -> Any:

@@ -53,6 +53,13 @@ def test_output_lines() -> None:
         "lib2to3.pgen2.parse.ParseError: bad input"
     assert probekit.exception_line("Error: it broke\nok") == "Error: it broke"
     assert probekit.exception_line("no error here") is None
+    # of a chain (pylint's crash report, twice), the cause, not the exception wrapping it
+    chain = ("Traceback (most recent call last):\n  ...\nAttributeError: no visit_{}\n\n"
+             "The above exception was the direct cause of the following exception:\n\n"
+             "Traceback (most recent call last):\n  ...\n"
+             "astroid.exceptions.AstroidBuildingError: Building error ({})\n")
+    assert probekit.exception_line(chain.format(1, "a") + chain.format(2, "b")) == \
+        "AttributeError: no visit_2"
     assert probekit.error_line(completed(stderr="warning\nfailed\n")) == "failed"
     assert probekit.error_line(completed(code=2)) == "exit 2, no output"
     assert probekit.last_json('noise\n{"a": [1]}\n\n') == {"a": [1]}
