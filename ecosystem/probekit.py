@@ -19,9 +19,9 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 __all__ = [
-    "CORPUS_NAME", "MISSPACED", "PEP8_SPACED", "RUN_ERRORS", "changed_lines", "clean_env", "error_line",
-    "exception_line", "format_misspaced", "html_text", "last_json", "last_line",
-    "line_with", "marked_lines", "module_version", "paths", "run", "same_ast",
+    "CORPUS_NAME", "MISSPACED", "PEP8_SPACED", "RUN_ERRORS", "changed_lines", "clean_env",
+    "error_line", "exception_line", "format_misspaced", "html_text", "last_json",
+    "last_line", "line_with", "marked_lines", "module_version", "paths", "run", "same_ast",
 ]
 
 # What running a tool may raise besides its own failure: no such program, a timeout.

@@ -20,7 +20,7 @@ __all__ = ["probe"]
 
 def probe(python: str, corpus: pathlib.Path, workdir: pathlib.Path) -> tuple[bool, str]:
     python, corpus, workdir = probekit.paths(python, corpus, workdir)
-    fire = [python, corpus.with_name("fire_cli.py")]
+    fire = [python, str(corpus.with_name("fire_cli.py"))]
     env = probekit.clean_env(PAGER="cat", TERM="dumb", PYTHONDONTWRITEBYTECODE="1")
     try:
         call = probekit.run([*fire, "[1,2,3,4]", "--stop", "2"], workdir, env=env)
