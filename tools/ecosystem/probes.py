@@ -227,6 +227,26 @@ def run_jest_tests(tool: Tool, tree: Path, layout: Layout) -> UpstreamRun:
     return UpstreamRun(rc, log, cases, time.monotonic() - started)
 
 
+def run_command_tests(vpy: Path, tool: Tool, tree: Path, layout: Layout) -> UpstreamRun:
+    """pin.toml's [test] commands, for a tool from another registry: each run at the top
+    of the patched tree ({python}: the venv's), into one log; each writes JUnit XML to
+    {junit}, which gives the outcomes."""
+    log = layout.log(f"tests-{tool.name}")
+    say(f"{tool.name}: upstream tests ({len(tool.commands)} command(s); log: {rel(log)})")
+    started, rc, cases = time.monotonic(), 0, {}
+    log.unlink(missing_ok=True)
+    for number, _ in enumerate(tool.commands):
+        junit = layout.root / "tests" / f"{tool.name}-{number}.xml"
+        junit.parent.mkdir(parents=True, exist_ok=True)
+        junit.unlink(missing_ok=True)
+        command = tool.test_commands(str(vpy), junit)[number]
+        status = run_logged(command, log, env=scrubbed_env(tool.test_env), cwd=tree,
+                            append=True, timeout=TEST_TIMEOUT)
+        rc = rc or status
+        cases.update(parse_junit(junit))
+    return UpstreamRun(rc, log, cases, time.monotonic() - started)
+
+
 # Where pytest finds its configuration in a tree, and the section that makes a file one.
 _PYTEST_CONFIGS = {"pytest.ini": "", ".pytest.ini": "", "pytest.toml": "",
                    "pyproject.toml": "[tool.pytest", "tox.ini": "[pytest]",
@@ -251,12 +271,14 @@ def pytest_config_args(tree: Path, layout: Layout) -> list[str]:
 def run_upstream_tests(vpy: Path, tool: Tool, layout: Layout) -> UpstreamRun:
     """pin.toml's [test]: `python -m pytest PYTEST_ARGS` of the venv, from the top of the
     patched tree, with the test requirements on PYTHONPATH (or cargo test, or jest, for
-    a tool whose tests are theirs)."""
+    a tool whose tests are theirs, or the commands of a tool from another registry)."""
     tree = patched_tree(vpy, tool, layout)
     if tool.cargo:
         return run_cargo_tests(tool, tree, layout.log(f"tests-{tool.name}"))
     if tool.jest:
         return run_jest_tests(tool, tree, layout)
+    if tool.commands:
+        return run_command_tests(vpy, tool, tree, layout)
     overlay = requirements_overlay(vpy, tool, layout)
     junit = layout.root / "tests" / f"{tool.name}.xml"
     junit.unlink(missing_ok=True)
