@@ -14,7 +14,10 @@ PYTHON: the venv whose share/magicpython/ holds the build (pin.toml's [test] com
 give the patched venv's); the grammar is its python.json unless --grammar says another
 (a path, or "shiki" for @shikijs/langs' own). TESTs: files or directories (default:
 this directory's test/). --update writes each file's expected part from the grammar, as
-`syntaxdev test --overwrite-tests` does (review the result). Standard library only.
+`syntaxdev test --overwrite-tests` does (review the result). Without TESTs, one more
+case checks that the grammar differs from the python grammar of @shikijs/langs (shiki's,
+from the same tm-grammars) in the rules the patch changes and in no other. Standard
+library only.
 """
 
 from __future__ import annotations
@@ -28,6 +31,20 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+# The rules of the grammar that the patch changes: the others must be shiki's own
+CHANGED_RULES = ["annotated-parameter", "lambda-parameter-with-default", "loose-default"]
+# Run by node in share/magicpython: the rules of GRAMMAR that differ from the python
+# grammar of @shikijs/langs, as JSON.
+_DIFFER = """
+import fs from 'node:fs'
+const ours = JSON.parse(fs.readFileSync(process.argv[1], 'utf8'))
+const shiki = (await import('@shikijs/langs/python')).default[0]
+const differ = Object.keys({...ours.repository, ...shiki.repository}).filter((k) =>
+  JSON.stringify(ours.repository[k]) !== JSON.stringify(shiki.repository[k]))
+for (const key of ['patterns', 'scopeName'])
+  if (JSON.stringify(ours[key]) !== JSON.stringify(shiki[key])) differ.push(key)
+process.stdout.write(JSON.stringify(differ.sort()))
+"""
 
 
 def split_test(text: str) -> tuple[str, str]:
@@ -102,11 +119,26 @@ def main(argv: list[str] | None = None) -> int:
                      enumerate(zip(expected.splitlines(), got.splitlines())) if e != g]
             ET.SubElement(case, "failure", message=(wrong or ["the token counts differ"])[0])
             print(f"FAIL {test}: {(wrong or ['the token counts differ'])[0]}")
-    suite.set("tests", str(len(files)))
+    if not args.tests and not args.update:
+        # the grammar is shiki's python but for the rules the patch changes
+        env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
+        proc = subprocess.run(["node", "--input-type=module", "-e", _DIFFER, grammar],
+                              cwd=share, capture_output=True, text=True, env=env,
+                              stdin=subprocess.DEVNULL)
+        differ = json.loads(proc.stdout) if proc.returncode == 0 else proc.stderr[-500:]
+        case = ET.SubElement(suite, "testcase", classname="magicpython",
+                             name="the late-default rules are all that differ from shiki's")
+        if differ != CHANGED_RULES:
+            failed += 1
+            ET.SubElement(case, "failure", message=f"rules that differ: {differ}")
+            print(f"FAIL: the rules that differ from @shikijs/langs' python: {differ}, "
+                  f"not {CHANGED_RULES}")
+    total = len(suite)
+    suite.set("tests", str(total))
     suite.set("failures", str(failed))
     args.junit.parent.mkdir(parents=True, exist_ok=True)
     ET.ElementTree(suite).write(args.junit, encoding="utf-8", xml_declaration=True)
-    print(f"{len(files) - failed} passed, {failed} failed")
+    print(f"{total - failed} passed, {failed} failed")
     return 1 if failed else 0
 
 
