@@ -346,7 +346,7 @@ def test_a_tool_from_the_npm_registry(tmp_path: Path, monkeypatch: pytest.Monkey
     ("[test]\n", '[test]\npytest_args = ["t"]\n', "and not more than one"),
 ])
 def test_an_npm_pin_breaking_the_contract_is_refused(tmp_path: Path, old: str, new: str,
-                                                      message: str) -> None:
+                                                     message: str) -> None:
     directory = make_npm_tool(tmp_path)
     pin = directory / "pin.toml"
     pin.write_text(pin.read_text().replace(old, new, 1))

@@ -19,10 +19,10 @@ from tools.ecosystem import sdist
 from tools.ecosystem.manifest import (BUILD_TIMEOUT, CONSTRAINTS, PREPARE_TIMEOUT, Tool,
                                       Unpatched, digest, load_tools, load_unpatched, norm,
                                       requirement_versions)
+from tools.paths import ECOSYSTEM_OUT
 
 # In a tool's build directory and in share/<tool>/ of a venv: the key of that build
 BUILD_STAMP = ".ecosystem-build"
-from tools.paths import ECOSYSTEM_OUT
 
 
 @dataclass
