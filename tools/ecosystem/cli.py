@@ -229,7 +229,8 @@ def run_and_report(python: Path, version: str, venvs: dict[str, Path],
     for tool in tools:
         if tool.name in chosen:
             display = dists[norm(tool.name)]["name"] if tool.on_pypi else \
-                f"{tool.name} ({tool.registry}: {tool.package})"
+                f"{tool.name} ({tool.registry}" + \
+                (f": {tool.package})" if tool.package != tool.name else ")")
             row, summary = probe_tool(tool, venvs, layout, display, tests, opted_in, failed)
             rows.append(row)
             if summary is not None:
