@@ -202,6 +202,14 @@ def parse_jest_json(path: Path, filtered: bool = False) -> dict[str, str]:
     return cases
 
 
+def report_path(layout: Layout, name: str) -> Path:
+    """build/ecosystem/tests/<name>: where a test run writes its report, emptied."""
+    path = layout.root / "tests" / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.unlink(missing_ok=True)
+    return path
+
+
 def run_jest_tests(tool: Tool, tree: Path, layout: Layout) -> UpstreamRun:
     """pin.toml's [test] jest: `node_modules/.bin/jest ARGS` for each ARGS in jest_dir
     of the patched tree (whose [package] prepare installed jest), one log; the outcomes
@@ -213,9 +221,7 @@ def run_jest_tests(tool: Tool, tree: Path, layout: Layout) -> UpstreamRun:
     started, rc, cases = time.monotonic(), 0, {}
     log.unlink(missing_ok=True)
     for number, args in enumerate(tool.jest):
-        out = layout.root / "tests" / f"{tool.name}-jest-{number}.json"
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.unlink(missing_ok=True)
+        out = report_path(layout, f"{tool.name}-jest-{number}.json")
         status = run_logged([cwd / "node_modules" / ".bin" / "jest", "--ci", "--json",
                              f"--outputFile={out}", *args], log,
                             env=scrubbed_env(tool.test_env), cwd=cwd, append=True,
@@ -236,9 +242,7 @@ def run_command_tests(vpy: Path, tool: Tool, tree: Path, layout: Layout) -> Upst
     started, rc, cases = time.monotonic(), 0, {}
     log.unlink(missing_ok=True)
     for number, _ in enumerate(tool.commands):
-        junit = layout.root / "tests" / f"{tool.name}-{number}.xml"
-        junit.parent.mkdir(parents=True, exist_ok=True)
-        junit.unlink(missing_ok=True)
+        junit = report_path(layout, f"{tool.name}-{number}.xml")
         command = tool.test_commands(str(vpy), junit)[number]
         status = run_logged(command, log, env=scrubbed_env(tool.test_env), cwd=tree,
                             append=True, timeout=TEST_TIMEOUT)
