@@ -335,6 +335,11 @@ def test_a_tool_from_the_npm_registry(tmp_path: Path, monkeypatch: pytest.Monkey
     assert "grammar==2.0.0" not in venvs.constraints_text([tool], [])
     assert "tree-sitter==0.26.1" in venvs.constraints_text([tool], [])
     assert layout.made_dir(tool, "stock").parent.parent.name == "ecosystem-builds"
+    # registry = "pypi" is the default, and may be said
+    plain = make_tool(tmp_path, "plain", extra="")
+    (plain / "pin.toml").write_text((plain / "pin.toml").read_text().replace(
+        "[package]\n", '[package]\nregistry = "pypi"\n'))
+    assert ecosystem.load_tool(plain).on_pypi
 
 
 @pytest.mark.parametrize("old, new, message", [

@@ -243,8 +243,9 @@ def load_tool(directory: Path) -> Tool:
         raise ToolError(f"{rel(pin)}: [package] registry = {registry!r}; known: "
                         f"{', '.join(REGISTRIES)}")
     if registry == "pypi":
-        _check_keys(package, {"name", "version", "sdist_sha256", "patch", "needs",
-                              "install_env", "stock_wheels", "prepare"}, "package", pin)
+        _check_keys(package, {"name", "version", "registry", "sdist_sha256", "patch",
+                              "needs", "install_env", "stock_wheels", "prepare"}, "package",
+                    pin)
     else:
         _check_keys(package, {"name", "version", "registry", "npm", "tarball_sha256",
                               "patch", "build", "requirements"}, "package", pin)
