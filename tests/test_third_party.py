@@ -108,7 +108,9 @@ def ecosystem_venv() -> Path:
 # cold build of its tests takes about 25 minutes on 2 cores, which make test cannot
 # afford on a fresh machine. Likewise a tool whose tests are jest's (basedpyright), by
 # `make ecosystem-jest-test` (minutes). Their probes, on the patched builds, run here.
-@pytest.mark.parametrize("patched", [t for t in TOOLS if t.runner == "pytest"],
+# The tests of a tool from another registry ([test] commands: the editors' grammars)
+# take seconds, and run here.
+@pytest.mark.parametrize("patched", [t for t in TOOLS if t.runner in ("pytest", "command")],
                          ids=lambda t: t.name)
 def test_upstream_tests_of_the_patch(patched: ecosystem.Tool, ecosystem_venv: Path) -> None:
     try:

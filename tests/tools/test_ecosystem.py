@@ -4,14 +4,17 @@ themselves are tests/test_third_party.py."""
 
 from __future__ import annotations
 
+import hashlib
 import json
+import os
+import re
 import sys
 from pathlib import Path
 
 import pytest
 
 from tools import ecosystem
-from tools.ecosystem import sdist
+from tools.ecosystem import probes, sdist, venvs
 from tools.common import ToolError
 
 TOOLS = ecosystem.load_tools()
@@ -300,3 +303,135 @@ def test_a_probe_imports_the_shared_helpers(tmp_path: Path) -> None:
     result = ecosystem.run_probe(probe, Path(sys.executable), tmp_path / "work",
                                  tmp_path / "probe.log")
     assert (result.passed, result.evidence) == (True, "no late_defaults.py")
+
+
+NPM_PIN = """\
+[package]
+name = "grammar"
+registry = "npm"
+npm = "@scope/grammar"
+version = "2.0.0"
+tarball_sha256 = "{sha}"
+patch = "late-defaults.patch"
+build = [["{{python}}", "{{tool}}/build.py", "{{tool}}/locked", "{{out}}", "{{cache}}"]]
+requirements = ["tree-sitter==0.26.1"]
+
+[test]
+commands = [["{{python}}", "{{tool}}/run_tests.py", "{{junit}}"]]
+"""
+
+
+def make_npm_tool(root: Path) -> Path:
+    directory = root / "grammar"
+    (directory / "locked").mkdir(parents=True)
+    (directory / "pin.toml").write_text(NPM_PIN.format(sha="ef" * 32))
+    for name in ("late-defaults.patch", "probe.py", "build.py", "run_tests.py", "README.md",
+                 "locked/package-lock.json"):
+        (directory / name).write_text(name)
+    return directory
+
+
+def test_a_tool_from_the_npm_registry(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    directory = make_npm_tool(tmp_path)
+    tool = ecosystem.load_tool(directory)
+    assert (tool.on_pypi, tool.package, tool.version, tool.sdist_sha256, tool.runner) == (
+        False, "@scope/grammar", "2.0.0", "ef" * 32, "command")
+    assert tool.requirements == ("tree-sitter==0.26.1",)
+    assert tool.build_commands("/py", Path("/o")) == [
+        ["/py", f"{directory}/build.py", f"{directory}/locked", "/o",
+         str(tmp_path / "cache" / "pep671")]]
+    assert tool.test_commands("/venv/python", Path("/j.xml")) == [
+        ["/venv/python", f"{directory}/run_tests.py", "/j.xml"]]
+    # the patch is an input of the patched build only; the files the build commands
+    # name (a directory: each of its files) are inputs of both; the README is not
+    stock, patched = tool.key("stock"), tool.key("patched")
+    (directory / "late-defaults.patch").write_text("changed")
+    assert (tool.key("stock"), tool.key("patched") != patched) == (stock, True)
+    patched = tool.key("patched")
+    (directory / "locked" / "package-lock.json").write_text("changed")
+    assert tool.key("stock") != stock and tool.key("patched") != patched
+    stock = tool.key("stock")
+    (directory / "README.md").write_text("changed")
+    assert tool.key("stock") == stock
+    # it is not a PyPI pin: neither constraints nor the wheel cache hold it
+    layout = ecosystem.Layout(tmp_path / "out")
+    assert "grammar==2.0.0" not in venvs.constraints_text([tool], [])
+    assert "tree-sitter==0.26.1" in venvs.constraints_text([tool], [])
+    assert layout.made_dir(tool, "stock").parent.parent.name == "ecosystem-builds"
+    # registry = "pypi" is the default, and may be said
+    plain = make_tool(tmp_path, "plain", extra="")
+    (plain / "pin.toml").write_text((plain / "pin.toml").read_text().replace(
+        "[package]\n", '[package]\nregistry = "pypi"\n'))
+    assert ecosystem.load_tool(plain).on_pypi
+
+
+@pytest.mark.parametrize("old, new, message", [
+    ('registry = "npm"', 'registry = "conda"', "known: pypi, npm"),
+    ('build = [', 'sdist_sha256 = "x"\nbuild = [', "unknown key(s) sdist_sha256"),
+    ('build = [[', '# build = [[', "needs [package] build"),
+    ('tarball_sha256 = "', 'tarball_sha256 = "z', "tarball_sha256 is not a sha256"),
+    ('"tree-sitter==0.26.1"', '"tree-sitter>=0.26"', "is not an exact pin"),
+    ("[test]\n", '[test]\npytest_args = ["t"]\n', "and not more than one"),
+])
+def test_an_npm_pin_breaking_the_contract_is_refused(tmp_path: Path, old: str, new: str,
+                                                     message: str) -> None:
+    directory = make_npm_tool(tmp_path)
+    pin = directory / "pin.toml"
+    pin.write_text(pin.read_text().replace(old, new, 1))
+    with pytest.raises(ToolError, match=re.escape(message)):
+        ecosystem.load_tool(directory)
+
+
+def test_test_commands_report_in_junit(tmp_path: Path) -> None:
+    directory = make_npm_tool(tmp_path)
+    (directory / "run_tests.py").write_text(
+        "import sys, pathlib\n"
+        "pathlib.Path(sys.argv[1]).write_text('<testsuite>"
+        "<testcase classname=\"corpus\" name=\"late_defaults::lambda\"/>"
+        "<testcase classname=\"corpus\" name=\"old\"><failure/></testcase>"
+        "</testsuite>')\n"
+        "sys.exit(1)\n")
+    tool = ecosystem.load_tool(directory)
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    run = probes.run_command_tests(Path(sys.executable), tool, tree,
+                                   ecosystem.Layout(tmp_path / "out"))
+    assert run.cases == {"corpus::late_defaults::lambda": "passed", "corpus::old": "failed"}
+    assert run.problems()[:2] == [f"the tests exited 1 (log: {run.log})",
+                                  "1 failed: corpus::old"]
+
+
+def test_the_venv_check_wants_the_variants_build(tmp_path: Path) -> None:
+    tool = ecosystem.load_tool(make_npm_tool(tmp_path))
+    vpy = tmp_path / "venv" / "bin" / "python"
+    dists = {"tree-sitter": {"version": "0.26.1"}}
+    build = tmp_path / "build"
+    build.mkdir()
+    (build / venvs.BUILD_STAMP).write_text(tool.key("stock") + "\n")
+    venvs.install_build(build, vpy, tool)
+    assert venvs.check_build(vpy, "stock", tool, dists) == []
+    assert "is not its patched build" in venvs.check_build(vpy, "patched", tool, dists)[0]
+    assert venvs.check_build(vpy, "stock", tool, {}) == [
+        "grammar needs tree-sitter==0.26.1, the venv has None"]
+
+
+def test_an_npm_tarball_is_checked_against_its_sha256(tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    npm = bin_dir / "npm"
+    # a stand-in for npm pack: writes the tarball where --pack-destination says
+    npm.write_text('#!/bin/sh\necho "$@" > args\nprintf tarball > "$4/scope-grammar-2.0.0.tgz"\n')
+    npm.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_dir}:{os.environ['PATH']}")
+    dest = tmp_path / "dest"
+    dest.mkdir()
+    sha = hashlib.sha256(b"tarball").hexdigest()
+    got = sdist.download_npm("@scope/grammar", "2.0.0", sha, dest)
+    assert got == dest / "scope-grammar-2.0.0.tgz"
+    assert (dest / "args").read_text().split() == [
+        "pack", "--silent", "--pack-destination", str(dest), "@scope/grammar@2.0.0"]
+    got.unlink()
+    with pytest.raises(ToolError, match="checksum mismatch"):
+        sdist.download_npm("@scope/grammar", "2.0.0", "00" * 32, dest)

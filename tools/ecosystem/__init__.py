@@ -2,7 +2,9 @@
 
 Every directory ecosystem/patched/<tool>/ holds a patch against a pinned PyPI release
 (pin.toml, late-defaults.patch) and a probe (probe.py); ecosystem/README.md is
-the contract. This program:
+the contract. (A tool whose release is an npm tarball, such as an editor's grammar, is
+built by its pin.toml's build commands instead of pip, and its build is copied into each
+venv's share/<tool>/.) This program:
 
 1. makes two venvs with the interpreter (default ./python): build/ecosystem/venv,
    with the patched build of every tool, and build/ecosystem/venv-stock, with the

@@ -114,7 +114,7 @@ def build_notes(inventories: dict[str, dict[str, dict[str, Any]]], tools: list[T
     """What the report says of the patched venv: who depends on which patched build."""
     dists = inventories["patched"]
     users = {norm(t.name): sorted(d["name"] for d in dists.values()
-                                  if norm(t.name) in d["requires"]) for t in tools}
+                                  if norm(t.name) in d["requires"]) for t in tools if t.on_pypi}
     loose = sorted({x for inv in inventories.values() for x in unpinned(inv, tools, extras)})
     return (f"`build/ecosystem/venv`: {len(dists)} distributions, checked to have the "
             "patched build of every tool installed, also where other distributions depend "
@@ -193,7 +193,8 @@ def main(argv: list[str] | None = None) -> int:
 def list_tools(tools: list[Tool], extras: list[Unpatched]) -> None:
     for tool in tools:
         needs = f" (needs {', '.join(tool.needs)})" if tool.needs else ""
-        print(f"{tool.name} {tool.version}: patched{needs}")
+        origin = "" if tool.on_pypi else f" ({tool.registry}: {tool.package})"
+        print(f"{tool.name} {tool.version}{origin}: patched{needs}")
     for extra in extras:
         print(f"{extra.name} {extra.version or '(standard library)'}: no patch")
     print(", ".join(FRAMEWORKS) + f": no patch ({rel(FRAMEWORK_TESTS)})")
@@ -227,8 +228,10 @@ def run_and_report(python: Path, version: str, venvs: dict[str, Path],
     dists = inventories["patched"]
     for tool in tools:
         if tool.name in chosen:
-            row, summary = probe_tool(tool, venvs, layout, dists[norm(tool.name)]["name"],
-                                      tests, opted_in, failed)
+            display = dists[norm(tool.name)]["name"] if tool.on_pypi else \
+                f"{tool.name} ({tool.registry}" + \
+                (f": {tool.package})" if tool.package != tool.name else ")")
+            row, summary = probe_tool(tool, venvs, layout, display, tests, opted_in, failed)
             rows.append(row)
             if summary is not None:
                 upstream[tool.name] = summary

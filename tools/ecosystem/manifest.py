@@ -13,7 +13,7 @@ from typing import Any
 
 from packaging.utils import canonicalize_name
 
-from tools.common import ToolError, rel
+from tools.common import ToolError, cache_dir, rel
 from tools.paths import ECOSYSTEM, TESTS
 
 
@@ -36,6 +36,11 @@ CARGO_TEST_TIMEOUT = 5400
 JEST_TEST_TIMEOUT = 1800
 # [package] prepare: commands run at the top of the patched tree before its wheel is built
 PREPARE_TIMEOUT = 1800
+# [package] build of a tool from another registry: a cold build may compile its generator
+BUILD_TIMEOUT = 3600
+# Where a tool's release comes from: a PyPI sdist (the default), or the npm registry's
+# tarball of a package
+REGISTRIES = ("pypi", "npm")
 VARIANTS = ("patched", "stock")
 
 
@@ -85,24 +90,74 @@ class Tool:
     # each ARGS, in the directory jest_dir of the patched tree
     jest: tuple[tuple[str, ...], ...] = ()
     jest_dir: str = "."
+    # [package] registry: "pypi", or "npm" for a tool whose release is an npm tarball
+    # (sdist_sha256 is then that tarball's sha256, pin.toml's tarball_sha256)
+    registry: str = "pypi"
+    # [package] npm: the npm package, where it is not named as the tool
+    npm: str = ""
+    # [package] build, for a tool from another registry: commands run at the top of each
+    # variant's tree that write its build to {out}, installed in the venv as share/<name>
+    build: tuple[tuple[str, ...], ...] = ()
+    # [package] requirements: PyPI distributions (exact pins) its probe uses, in both venvs
+    requirements: tuple[str, ...] = ()
+    # [test] commands: each run at the top of the patched tree, writing JUnit XML to {junit}
+    commands: tuple[tuple[str, ...], ...] = ()
 
     @property
     def probe(self) -> Path:
         return self.dir / "probe.py"
 
     @property
+    def on_pypi(self) -> bool:
+        """Is the release a PyPI sdist (installed as a wheel), not another registry's?"""
+        return self.registry == "pypi"
+
+    @property
+    def package(self) -> str:
+        """The release's name in its registry."""
+        return self.npm or self.name
+
+    @property
     def runner(self) -> str:
-        """What runs the tool's tests: "pytest" (in make test), "cargo" or "jest" (each
-        opted into: their cold runs take many minutes)."""
-        return "cargo" if self.cargo else "jest" if self.jest else "pytest"
+        """What runs the tool's tests: "pytest" or "command" (in make test), "cargo" or
+        "jest" (each opted into: their cold runs take many minutes)."""
+        return "cargo" if self.cargo else "jest" if self.jest else \
+            "command" if self.commands else "pytest"
 
     def prepare_commands(self, python: str) -> list[list[str]]:
         """[package] prepare with {tool} and {python} filled in."""
-        return [[arg.replace("{tool}", str(self.dir)).replace("{python}", python)
-                 for arg in command] for command in self.prepare]
+        return fill(self.prepare, tool=str(self.dir), python=python)
+
+    def build_commands(self, python: str, out: Path) -> list[list[str]]:
+        """[package] build with {tool}, {python}, {out} and {cache} filled in."""
+        return fill(self.build, tool=str(self.dir), python=python, out=str(out),
+                    cache=str(cache_dir()))
+
+    def test_commands(self, python: str, junit: Path) -> list[list[str]]:
+        """[test] commands with {tool}, {python}, {junit} and {cache} filled in."""
+        return fill(self.commands, tool=str(self.dir), python=python, junit=str(junit),
+                    cache=str(cache_dir()))
+
+    def _named_files(self, commands: tuple[tuple[str, ...], ...]) -> list[bytes | str]:
+        """The files of this directory that commands name (every file of a directory
+        they name), with their paths: inputs of a build."""
+        named: set[Path] = set()
+        for arg in {a.replace("{tool}", str(self.dir)) for c in commands for a in c}:
+            path = Path(arg)
+            if arg.startswith(str(self.dir)) and path.is_file():
+                named.add(path)
+            elif arg.startswith(str(self.dir)) and path.is_dir():
+                named.update(p for p in path.rglob("*") if p.is_file())
+        return [part for f in sorted(named)
+                for part in (str(f.relative_to(self.dir)), f.read_bytes())]
 
     def key(self, variant: str) -> str:
         """What a build of this variant depends on."""
+        if not self.on_pypi:
+            patch = [self.patch.read_bytes()] if variant == "patched" else [b"stock"]
+            return digest(self.name, self.registry, self.package, self.version,
+                          self.sdist_sha256, *patch, json.dumps(self.build),
+                          *self._named_files(self.build))
         if variant == "patched":
             # prepare is an input only where there is one (the keys of the others stay),
             # with the files of this directory that its commands name
@@ -117,6 +172,19 @@ class Tool:
                           json.dumps(self.stock_wheels, sort_keys=True))
         return digest(self.name, self.version, self.sdist_sha256, b"stock",
                       json.dumps(self.install_env, sort_keys=True))
+
+
+def fill(commands: tuple[tuple[str, ...], ...], **values: str) -> list[list[str]]:
+    """Argument lists with each {name} of values replaced."""
+    filled = []
+    for command in commands:
+        args = []
+        for arg in command:
+            for name, value in values.items():
+                arg = arg.replace("{" + name + "}", value)
+            args.append(arg)
+        filled.append(args)
+    return filled
 
 
 @dataclass(frozen=True)
@@ -170,18 +238,38 @@ def load_tool(directory: Path) -> Tool:
     except tomllib.TOMLDecodeError as exc:
         raise ToolError(f"{rel(pin)}: {exc}") from None
     package, test = _table(data, "package", pin), _table(data, "test", pin)
-    _check_keys(package, {"name", "version", "sdist_sha256", "patch", "needs", "install_env",
-                          "stock_wheels", "prepare"}, "package", pin)
-    _check_keys(test, {"pytest_args", "cargo", "jest", "jest_dir", "requirements", "env"},
-                "test", pin)
-    for key in ("name", "version", "sdist_sha256", "patch"):
+    registry = package.get("registry", "pypi")
+    if registry not in REGISTRIES:
+        raise ToolError(f"{rel(pin)}: [package] registry = {registry!r}; known: "
+                        f"{', '.join(REGISTRIES)}")
+    if registry == "pypi":
+        _check_keys(package, {"name", "version", "registry", "sdist_sha256", "patch",
+                              "needs", "install_env", "stock_wheels", "prepare"}, "package",
+                    pin)
+    else:
+        _check_keys(package, {"name", "version", "registry", "npm", "tarball_sha256",
+                              "patch", "build", "requirements"}, "package", pin)
+    _check_keys(test, {"pytest_args", "cargo", "jest", "jest_dir", "commands",
+                       "requirements", "env"}, "test", pin)
+    sha_key = "sdist_sha256" if registry == "pypi" else "tarball_sha256"
+    for key in ("name", "version", sha_key, "patch"):
         if not isinstance(package.get(key), str):
             raise ToolError(f"{rel(pin)}: [package] needs {key} = \"...\"")
     if package["name"] != directory.name or package["name"] != package["name"].lower():
         raise ToolError(f"{rel(pin)}: name = {package['name']!r}, but the directory is "
-                        f"{directory.name!r}: both are the PyPI name in lower case")
-    if not re.fullmatch(r"[0-9a-f]{64}", package["sdist_sha256"]):
-        raise ToolError(f"{rel(pin)}: sdist_sha256 is not a sha256 in hex")
+                        f"{directory.name!r}: both are the "
+                        f"{'PyPI' if registry == 'pypi' else 'tool'} name in lower case")
+    if not re.fullmatch(r"[0-9a-f]{64}", package[sha_key]):
+        raise ToolError(f"{rel(pin)}: {sha_key} is not a sha256 in hex")
+    build = _commands(package.get("build", []), "[package] build", "command", pin)
+    if registry != "pypi" and not build:
+        raise ToolError(f"{rel(pin)}: a tool from the {registry} registry needs [package] "
+                        "build: the commands that write its build to {out}")
+    npm = package.get("npm", "")
+    if not isinstance(npm, str):
+        raise ToolError(f"{rel(pin)}: [package] npm is the npm package's name (a string)")
+    package_requirements = _pins(package.get("requirements", []), "[package] requirements",
+                                 pin)
     stock_wheels = _env(package.get("stock_wheels", {}), "[package] stock_wheels", pin)
     for wheel, sha256 in stock_wheels.items():
         if not wheel.startswith(f"{package['name']}-{package['version']}-") \
@@ -192,21 +280,19 @@ def load_tool(directory: Path) -> Tool:
     patch = directory / package["patch"]
     if not patch.is_file():
         raise ToolError(f"{rel(pin)}: patch {package['patch']!r} does not exist")
-    requirements = _strings(test.get("requirements", []), "[test] requirements", pin)
-    for requirement in requirements:
-        if not re.fullmatch(r"[A-Za-z0-9._-]+==[A-Za-z0-9.+!-]+", requirement):
-            raise ToolError(f"{rel(pin)}: [test] requirements: {requirement!r} is not an "
-                            "exact pin (name==version)")
+    requirements = _pins(test.get("requirements", []), "[test] requirements", pin)
     pytest_args = _strings(test.get("pytest_args", []), "[test] pytest_args", pin)
     cargo = _commands(test.get("cargo", []), "[test] cargo", "cargo test run", pin)
     jest = _commands(test.get("jest", []), "[test] jest", "jest run", pin)
-    if [bool(pytest_args), bool(cargo), bool(jest)].count(True) != 1:
+    commands = _commands(test.get("commands", []), "[test] commands", "test run", pin)
+    if [bool(pytest_args), bool(cargo), bool(jest), bool(commands)].count(True) != 1:
         raise ToolError(f"{rel(pin)}: [test] needs pytest_args, or cargo for a tool "
                         "whose tests are Rust's, or jest for one whose tests are jest's, "
-                        "and not more than one")
-    if (cargo or jest) and requirements:
+                        "or commands that write JUnit XML, and not more than one")
+    if (cargo or jest or commands) and requirements:
         raise ToolError(f"{rel(pin)}: [test] requirements are for pytest_args; "
-                        f"{'cargo test' if cargo else 'jest'} needs none")
+                        f"{'cargo test' if cargo else 'jest' if jest else 'commands'} "
+                        "needs none")
     jest_dir = test.get("jest_dir", ".")
     if not isinstance(jest_dir, str) or (jest_dir != "." and not jest):
         raise ToolError(f"{rel(pin)}: [test] jest_dir is the directory (a string) of the "
@@ -217,12 +303,24 @@ def load_tool(directory: Path) -> Tool:
                         "tree; the stock variant is then the release's wheel "
                         "(stock_wheels), not a build of the unprepared sdist")
     return Tool(name=package["name"], dir=directory, version=package["version"],
-                sdist_sha256=package["sdist_sha256"], patch=patch,
+                sdist_sha256=package[sha_key], patch=patch,
                 needs=_strings(package.get("needs", []), "needs", pin),
                 install_env=_env(package.get("install_env", {}), "install_env", pin),
                 pytest_args=pytest_args, test_requirements=requirements,
                 test_env=_env(test.get("env", {}), "[test] env", pin), cargo=cargo,
-                stock_wheels=stock_wheels, prepare=prepare, jest=jest, jest_dir=jest_dir)
+                stock_wheels=stock_wheels, prepare=prepare, jest=jest, jest_dir=jest_dir,
+                registry=registry, npm=npm, build=build, requirements=package_requirements,
+                commands=commands)
+
+
+def _pins(value: Any, what: str, where: Path) -> tuple[str, ...]:
+    """A list of exact pins (name==version) of PyPI distributions."""
+    pins = _strings(value, what, where)
+    for requirement in pins:
+        if not re.fullmatch(r"[A-Za-z0-9._-]+==[A-Za-z0-9.+!-]+", requirement):
+            raise ToolError(f"{rel(where)}: {what}: {requirement!r} is not an "
+                            "exact pin (name==version)")
+    return pins
 
 
 def _commands(value: Any, what: str, one: str, where: Path) -> tuple[tuple[str, ...], ...]:

@@ -205,6 +205,14 @@ def parse_jest_json(path: Path, filtered: bool = False) -> dict[str, str]:
     return cases
 
 
+def report_path(layout: Layout, name: str) -> Path:
+    """build/ecosystem/tests/<name>: where a test run writes its report, emptied."""
+    path = layout.root / "tests" / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.unlink(missing_ok=True)
+    return path
+
+
 def run_jest_tests(tool: Tool, tree: Path, layout: Layout) -> UpstreamRun:
     """pin.toml's [test] jest: `node_modules/.bin/jest ARGS` for each ARGS in jest_dir
     of the patched tree (whose [package] prepare installed jest), one log; the outcomes
@@ -216,9 +224,7 @@ def run_jest_tests(tool: Tool, tree: Path, layout: Layout) -> UpstreamRun:
     started, rc, cases = time.monotonic(), 0, {}
     log.unlink(missing_ok=True)
     for number, args in enumerate(tool.jest):
-        out = layout.root / "tests" / f"{tool.name}-jest-{number}.json"
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.unlink(missing_ok=True)
+        out = report_path(layout, f"{tool.name}-jest-{number}.json")
         status = run_logged([cwd / "node_modules" / ".bin" / "jest", "--ci", "--json",
                              f"--outputFile={out}", *args], log,
                             env=scrubbed_env(tool.test_env), cwd=cwd, append=True,
@@ -227,6 +233,24 @@ def run_jest_tests(tool: Tool, tree: Path, layout: Layout) -> UpstreamRun:
         cases.update(parse_jest_json(out, filtered=any(
             a in ("-t", "--testNamePattern") or a.startswith("--testNamePattern=")
             for a in args)))
+    return UpstreamRun(rc, log, cases, time.monotonic() - started)
+
+
+def run_command_tests(vpy: Path, tool: Tool, tree: Path, layout: Layout) -> UpstreamRun:
+    """pin.toml's [test] commands, for a tool from another registry: each run at the top
+    of the patched tree ({python}: the venv's), into one log; each writes JUnit XML to
+    {junit}, which gives the outcomes."""
+    log = layout.log(f"tests-{tool.name}")
+    say(f"{tool.name}: upstream tests ({len(tool.commands)} command(s); log: {rel(log)})")
+    started, rc, cases = time.monotonic(), 0, {}
+    log.unlink(missing_ok=True)
+    for number, _ in enumerate(tool.commands):
+        junit = report_path(layout, f"{tool.name}-{number}.xml")
+        command = tool.test_commands(str(vpy), junit)[number]
+        status = run_logged(command, log, env=scrubbed_env(tool.test_env), cwd=tree,
+                            append=True, timeout=TEST_TIMEOUT)
+        rc = rc or status
+        cases.update(parse_junit(junit))
     return UpstreamRun(rc, log, cases, time.monotonic() - started)
 
 
@@ -254,12 +278,14 @@ def pytest_config_args(tree: Path, layout: Layout) -> list[str]:
 def run_upstream_tests(vpy: Path, tool: Tool, layout: Layout) -> UpstreamRun:
     """pin.toml's [test]: `python -m pytest PYTEST_ARGS` of the venv, from the top of the
     patched tree, with the test requirements on PYTHONPATH (or cargo test, or jest, for
-    a tool whose tests are theirs)."""
+    a tool whose tests are theirs, or the commands of a tool from another registry)."""
     tree = patched_tree(vpy, tool, layout)
     if tool.cargo:
         return run_cargo_tests(tool, tree, layout.log(f"tests-{tool.name}"))
     if tool.jest:
         return run_jest_tests(tool, tree, layout)
+    if tool.commands:
+        return run_command_tests(vpy, tool, tree, layout)
     overlay = requirements_overlay(vpy, tool, layout)
     junit = layout.root / "tests" / f"{tool.name}.xml"
     junit.unlink(missing_ok=True)

@@ -11,11 +11,12 @@ def render_report(data: dict[str, Any]) -> str:
         "",
         f"Written by `make ecosystem` (`python3 -m tools.ecosystem`) on {data['date']}, "
         f"with {data['interpreter']}. Each tool of `ecosystem/patched/` is installed twice into "
-        "venvs of that interpreter, as the pinned PyPI release (stock, "
+        "venvs of that interpreter, as the pinned release (stock, "
         "`build/ecosystem/venv-stock`) and with `ecosystem/patched/<tool>/late-defaults.patch` "
         "(patched, `build/ecosystem/venv`), and its `probe.py` runs on "
-        "`ecosystem/corpus/late_defaults.py` in both. Stock results are recorded, "
-        "not judged.",
+        "`ecosystem/corpus/late_defaults.py` in both. The releases are PyPI's, but for "
+        "the editors' grammars, which are npm packages built into each venv's "
+        "`share/<tool>/`. Stock results are recorded, not judged.",
         "",
         "| tool | version | stock | patched | evidence |",
         "| --- | --- | --- | --- | --- |",

@@ -1,5 +1,5 @@
-"""A pinned sdist from PyPI: download it, check its sha256, unpack it, apply our patch
-(with git apply), build its wheel, install.
+"""A pinned sdist from PyPI (or a tarball from the npm registry): download it, check its
+sha256, unpack it, apply our patch (with git apply), build its wheel, install.
 
 Used by tools.ecosystem.venvs, which builds every ecosystem/patched/<tool>/ from its pin.toml
 (and so by tests/test_third_party.py): the steps are separate so that a caller can
@@ -36,6 +36,22 @@ def download(python: Path, name: str, version: str, sha256: str, dest: Path,
     if len(found) != 1:
         raise ToolError(f"pip download of {name}=={version} left {sorted(p.name for p in found)}"
                         f" in {dest}; expected one sdist")
+    verify_sha256(found[0], sha256)
+    return found[0]
+
+
+def download_npm(package: str, version: str, sha256: str, dest: Path) -> Path:
+    """The tarball of the npm package package@version, fetched by npm (`npm pack`) into
+    dest, which must hold no other tarball, and verified."""
+    cmd = ["npm", "pack", "--silent", "--pack-destination", str(dest), f"{package}@{version}"]
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=scrubbed_env(),
+                          stdin=subprocess.DEVNULL, cwd=dest)
+    found = sorted(dest.glob("*.tgz"))
+    if proc.returncode != 0 or len(found) != 1:
+        raise ToolError(f"downloading the {package} {version} tarball failed (exit "
+                        f"{proc.returncode}, {[p.name for p in found]} in {dest}); it needs "
+                        f"npm to reach its registry.\n$ {' '.join(cmd)}\n"
+                        f"{proc.stdout[-2000:]}{proc.stderr[-3000:]}")
     verify_sha256(found[0], sha256)
     return found[0]
 

@@ -1,6 +1,7 @@
 """The venvs of make ecosystem: each tool's wheel, stock or patched, built from its pinned
 sdist (tools.ecosystem.sdist) and installed with everything else pinned; checked to be
-the builds made."""
+the builds made. A tool from another registry (npm) has its build, made by its pin.toml's
+build commands, copied into the venv's share/<tool>/."""
 
 from __future__ import annotations
 
@@ -15,10 +16,13 @@ from typing import Any
 from tools.common import (ToolError, cache_dir, create_venv, rel, run, run_logged, say,
                           scrubbed_env, tail, verify_sha256)
 from tools.ecosystem import sdist
-from tools.ecosystem.manifest import (CONSTRAINTS, PREPARE_TIMEOUT, Tool, Unpatched, digest,
-                                      load_tools, load_unpatched, norm,
+from tools.ecosystem.manifest import (BUILD_TIMEOUT, CONSTRAINTS, PREPARE_TIMEOUT, Tool,
+                                      Unpatched, digest, load_tools, load_unpatched, norm,
                                       requirement_versions)
 from tools.paths import ECOSYSTEM_OUT
+
+# In a tool's build directory and in share/<tool>/ of a venv: the key of that build
+BUILD_STAMP = ".ecosystem-build"
 
 
 @dataclass
@@ -38,12 +42,32 @@ class Layout:
         return cache_dir() / "ecosystem-wheels" / variant / \
             f"{tool.name}-{tool.version}-{tool.key(variant)[:12]}"
 
+    def build_dir(self, tool: Tool, variant: str) -> Path:
+        # the build of a tool from another registry, kept per user like a wheel
+        return cache_dir() / "ecosystem-builds" / variant / \
+            f"{tool.name}-{tool.version}-{tool.key(variant)[:12]}"
+
+    def made_dir(self, tool: Tool, variant: str) -> Path:
+        """Where this variant of the tool is kept: its wheel's or its build's directory."""
+        return self.wheel_dir(tool, variant) if tool.on_pypi else self.build_dir(tool, variant)
+
+    def source_root(self, tool: Tool, variant: str) -> Path:
+        """Where a variant's tree is unpacked: src/<tool> (patched), src-stock/<tool>."""
+        return self.root / ("src" if variant == "patched" else "src-stock") / tool.name
+
+
+def share(vpy: Path, tool: Tool) -> Path:
+    """share/<tool>/ of the venv of vpy: where the build of a tool from another registry
+    is installed, for its probe."""
+    return vpy.parent.parent / "share" / tool.name
+
 
 def constraints_text(tools: list[Tool], extras: list[Unpatched]) -> str:
     """ecosystem/constraints.txt and the release every pin.toml names: so a tool
     is that release wherever it comes in (pytokens' build backend needs mypy, typer
     depends on rich), and the stock venv gets the same rich as the patched one."""
-    pins = [f"{t.name}=={t.version}" for t in tools] + \
+    pins = [f"{t.name}=={t.version}" for t in tools if t.on_pypi] + \
+        [r for t in tools for r in t.requirements] + \
         [f"{u.name}=={u.version}" for u in extras if u.version]
     return CONSTRAINTS.read_text() + "\n# the pin.toml files\n" + "\n".join(pins) + "\n"
 
@@ -63,25 +87,31 @@ def constraints_env(layout: Layout, extra: dict[str, str] | None = None) -> dict
 def fetch_sdist(pip_python: Path, tool: Tool, layout: Layout) -> Path:
     """The verified sdist of the pinned release, downloaded once."""
     dest = layout.root / "sdists" / tool.name
-    for candidate in dest.glob("*.tar.gz") if dest.is_dir() else ():
-        if sdist.is_sdist_of(candidate, tool.name, tool.version):
+    pattern = "*.tar.gz" if tool.on_pypi else "*.tgz"
+    for candidate in dest.glob(pattern) if dest.is_dir() else ():
+        if not tool.on_pypi or sdist.is_sdist_of(candidate, tool.name, tool.version):
             try:
                 verify_sha256(candidate, tool.sdist_sha256)
                 return candidate
             except ToolError:
                 candidate.unlink()
-    say(f"{tool.name}: downloading the {tool.version} sdist")
     dest.mkdir(parents=True, exist_ok=True)
+    if not tool.on_pypi:
+        say(f"{tool.name}: downloading the {tool.package} {tool.version} tarball (npm)")
+        return sdist.download_npm(tool.package, tool.version, tool.sdist_sha256, dest)
+    say(f"{tool.name}: downloading the {tool.version} sdist")
     return sdist.download(pip_python, tool.name, tool.version, tool.sdist_sha256, dest,
                           env=constraints_env(layout, tool.install_env))
 
 
-def patched_tree(pip_python: Path, tool: Tool, layout: Layout) -> Path:
+def patched_tree(pip_python: Path, tool: Tool, layout: Layout,
+                 variant: str = "patched") -> Path:
     """build/ecosystem/src/<tool>/<top>: the unpacked sdist with the patch applied,
-    made again when the patch or the pin changed."""
-    root = layout.root / "src" / tool.name
+    made again when the patch or the pin changed (variant "stock": the unpacked release
+    in src-stock/<tool>/, for the build of a tool from another registry)."""
+    root = layout.source_root(tool, variant)
     stamp = root / ".key"
-    key = tool.key("patched")
+    key = tool.key(variant)
     if stamp.is_file():
         recorded, _, top = stamp.read_text().partition("\n")
         if recorded == key and (root / top.strip()).is_dir():
@@ -91,6 +121,9 @@ def patched_tree(pip_python: Path, tool: Tool, layout: Layout) -> Path:
         shutil.rmtree(root)
     root.mkdir(parents=True)
     tree = sdist.unpack(archive, root)
+    if variant == "stock":
+        stamp.write_text(f"{key}\n{tree.name}\n")
+        return tree
     say(f"{tool.name}: applying {rel(tool.patch)}")
     try:
         sdist.apply_patch(tool.patch, tree)
@@ -145,11 +178,47 @@ def tool_wheel(pip_python: Path, tool: Tool, variant: str, layout: Layout) -> Pa
     return dest / wheel.name
 
 
+def tool_build(pip_python: Path, tool: Tool, variant: str, layout: Layout) -> Path:
+    """The build of a tool from another registry: pin.toml's [package] build commands,
+    run at the top of the variant's tree, write it to a directory kept per user like a
+    wheel (cache_dir()/ecosystem-builds), made once per key."""
+    dest = layout.build_dir(tool, variant)
+    if (dest / BUILD_STAMP).is_file():
+        return dest
+    for stale in dest.parent.glob(f"{tool.name}-*"):
+        shutil.rmtree(stale)
+    tmp = dest.with_name(dest.name + ".tmp")
+    tmp.mkdir(parents=True)
+    tree = patched_tree(pip_python, tool, layout, variant)
+    log = layout.log(f"build-{tool.name}-{variant}")
+    log.parent.mkdir(parents=True, exist_ok=True)
+    log.unlink(missing_ok=True)
+    for command in tool.build_commands(sys.executable, tmp):
+        say(f"{tool.name}: building the {variant} variant: {' '.join(command)} "
+            f"(log: {rel(log)})")
+        status = run_logged(command, log, env=scrubbed_env(), cwd=tree, append=True,
+                            timeout=BUILD_TIMEOUT)
+        if status != 0:
+            raise ToolError(f"{tool.name}: the {variant} build failed (exit {status}): "
+                            f"{' '.join(command)}\n{tail(log, 20)}")
+    (tmp / BUILD_STAMP).write_text(tool.key(variant) + "\n")
+    tmp.rename(dest)
+    return dest
+
+
+def install_build(build: Path, vpy: Path, tool: Tool) -> None:
+    """A tool's build (tool_build), copied into share/<tool>/ of the venv of vpy."""
+    dest = share(vpy, tool)
+    if dest.exists():
+        shutil.rmtree(dest)
+    shutil.copytree(build, dest, symlinks=True)
+
+
 def venv_key(variant: str, tools: list[Tool], extras: list[Unpatched], layout: Layout) -> str:
     # the wheels' directory is an input too: a venv installed from another one (an older
     # layout, another cache) fails check_venv, so it is made anew instead
     return digest(variant, constraints_text(tools, extras),
-                  *(f"{t.name} {t.key(variant)} {layout.wheel_dir(t, variant)}" for t in tools))
+                  *(f"{t.name} {t.key(variant)} {layout.made_dir(t, variant)}" for t in tools))
 
 
 # Run by a venv's python: its distributions, and whether each tool imports.
@@ -187,13 +256,16 @@ def check_venv(vpy: Path, variant: str, tools: list[Tool], extras: list[Unpatche
     """The venv's distributions, after checking that each tool is the pinned release
     installed from this variant's wheel (so, in the patched venv, the patched build even
     where another tool depends on it), that it imports and that its scripts exist."""
-    proc = run([vpy, "-c", _INVENTORY, json.dumps([t.name for t in tools])], capture=True,
-               env=scrubbed_env(), check=False)
+    proc = run([vpy, "-c", _INVENTORY, json.dumps([t.name for t in tools if t.on_pypi])],
+               capture=True, env=scrubbed_env(), check=False)
     if proc.returncode != 0:
         raise ToolError(f"{rel(vpy)} cannot list its distributions:\n{proc.stderr[-2000:]}")
     found = json.loads(proc.stdout)
     dists, problems = found["dists"], []
     for tool in tools:
+        if not tool.on_pypi:
+            problems += check_build(vpy, variant, tool, dists)
+            continue
         dist = dists.get(norm(tool.name))
         wanted = layout.wheel_dir(tool, variant).as_uri() + "/"
         if dist is None:
@@ -221,11 +293,29 @@ def check_venv(vpy: Path, variant: str, tools: list[Tool], extras: list[Unpatche
     return dists
 
 
+def check_build(vpy: Path, variant: str, tool: Tool,
+                dists: dict[str, dict[str, Any]]) -> list[str]:
+    """What is wrong with the build of a tool from another registry in the venv of vpy:
+    share/<tool>/ must be this variant's build, and its requirements installed."""
+    problems = []
+    stamp = share(vpy, tool) / BUILD_STAMP
+    if not stamp.is_file() or stamp.read_text().strip() != tool.key(variant):
+        problems.append(f"{tool.name}: {rel(share(vpy, tool))} is not its {variant} build")
+    for requirement in tool.requirements:
+        name, _, version = requirement.partition("==")
+        dist = dists.get(norm(name))
+        if dist is None or dist["version"] != version:
+            problems.append(f"{tool.name} needs {requirement}, the venv has "
+                            f"{dist and dist['version']}")
+    return problems
+
+
 def unpinned(dists: dict[str, dict[str, Any]], tools: list[Tool],
              extras: list[Unpatched]) -> list[str]:
     """The distributions of a venv that neither constraints.txt nor a pin.toml pins."""
     pinned = set(requirement_versions(CONSTRAINTS)) | {"pip"} | \
-        {norm(t.name) for t in tools} | {norm(u.name) for u in extras}
+        {norm(t.name) for t in tools} | {norm(u.name) for u in extras} | \
+        {norm(r.partition("==")[0]) for t in tools for r in t.requirements}
     return [f"{d['name']}=={d['version']}" for name, d in sorted(dists.items())
             if name not in pinned]
 
@@ -256,14 +346,20 @@ def prepare_venv(python: Path, variant: str, tools: list[Tool],
     log.write_text("")
     vpy = create_venv(python, venv, log=log)
     started = time.monotonic()
-    wheels = []
+    wheels, builds = [], []
     for number, tool in enumerate(tools, 1):
         say(f"[{number}/{len(tools)}] {tool.name} {tool.version} ({variant})")
-        wheels.append(tool_wheel(vpy, tool, variant, layout))
-    pins = [f"{u.name}=={u.version}" for u in installed if u.version]
+        if tool.on_pypi:
+            wheels.append(tool_wheel(vpy, tool, variant, layout))
+        else:
+            builds.append((tool, tool_build(vpy, tool, variant, layout)))
+    pins = [f"{u.name}=={u.version}" for u in installed if u.version] + \
+        [r for t in tools for r in t.requirements]
     say(f"installing {len(wheels)} {variant} wheels{' and ' + ', '.join(pins) if pins else ''}"
         f" with their dependencies into {rel(venv)} (a minute or two)")
     sdist.install(vpy, *wheels, *pins, deps=True, env=constraints_env(layout), pip_python=vpy)
+    for tool, build in builds:
+        install_build(build, vpy, tool)
     proc = run([vpy, "-m", "pip", "check"], capture=True, check=False, env=scrubbed_env())
     if proc.returncode != 0:
         raise ToolError(f"pip check in {rel(venv)}: the dependencies do not fit:\n"
