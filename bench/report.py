@@ -205,6 +205,38 @@ def late_targets(ratios: dict[str, LateRatio]) -> list[Target]:
     ]
 
 
+# Issue 34's targets: instructions per call, late default omitted minus the floor
+# and minus the sentinel idiom (a difference per call does not depend on the loop);
+# (floor, idiom), None where the issue sets none.
+DIFFERENCE_TARGETS: dict[str, tuple[float | None, float | None]] = {
+    "pos": (17, -45), "five": (100, -200), "method": (25, -45), "generator": (25, -45),
+    "cell": (40, -30), "kwonly": (60, -30),
+}
+
+
+def difference_table(res: dict[str, Any]) -> tuple[list[str], list[Target]]:
+    """Late omitted minus floor and minus idiom, per call, for each shape."""
+    late = res.get("callgrind", {}).get("late/patched", {})
+    table = ["| shape | late − floor | target | late − idiom | target | "
+             "late passed − idiom passed |", "|---|---:|---:|---:|---:|---:|"]
+    targets: list[Target] = []
+    for shape, (floor_target, idiom_target) in DIFFERENCE_TARGETS.items():
+        v = {r: late.get(f"{shape}.{r}", {}).get("per_iter") for r in res["suites"]["late_roles"]}
+        if any(x is None for x in v.values()):
+            continue
+        over_floor = v["late_omitted"] - v["floor"]
+        over_idiom = v["late_omitted"] - v["sentinel_omitted"]
+        passed = v["late_passed"] - v["sentinel_passed"]
+        table.append(f"| {shape} | {over_floor:+.0f} | ≤ {floor_target:+.0f} | "
+                     f"{over_idiom:+.0f} | ≤ {idiom_target:+.0f} | {passed:+.0f} |")
+        targets.append(Target(f"{shape}: late omitted − floor ≤ {floor_target:+.0f}, − idiom "
+                              f"≤ {idiom_target:+.0f} (instructions per call)",
+                              f"{over_floor:+.0f}, {over_idiom:+.0f}",
+                              verdict(over_floor <= floor_target  # type: ignore[operator]
+                                      and over_idiom <= idiom_target)))  # type: ignore[operator]
+    return table, targets
+
+
 def sizeof_target(sizes: dict[str, Any]) -> Target:
     if "patched" in sizes and "baseline" in sizes:
         d = sizes["patched"]["function"] - sizes["baseline"]["function"]
@@ -306,10 +338,12 @@ def build_report(res: dict[str, Any]) -> tuple[str, str, list[Bar]]:
     """(full markdown, the part printed to the terminal, chart bars) of a results.json."""
     bars: list[Bar] = []
     late_lines, late_ratios = late_table(res, bars)
+    difference_lines, difference_targets = difference_table(res)
     parity_lines, parity_ratios = parity_table(res, bars)
     targets = targets_table(pyperformance_targets(res)
                             + parity_targets(res["suites"], parity_ratios)
-                            + late_targets(late_ratios) + [sizeof_target(res.get("sizeof", {}))])
+                            + late_targets(late_ratios) + difference_targets
+                            + [sizeof_target(res.get("sizeof", {}))])
     late = res.get("callgrind", {}).get("late/patched", {})
     loop = late.get("loop.overhead", {}).get("per_iter")
     md = [*header(res), "## Targets", "", *targets, "",
@@ -318,13 +352,16 @@ def build_report(res: dict[str, Any]) -> tuple[str, str, list[Bar]]:
           f" iterations; the empty timing loop costs {loop:.1f} of them)." if loop else "",
           "'floor' computes the value unconditionally in the body; net of loop = the loop "
           "overhead subtracted from both.", "", *late_lines, "",
+          "Differences per call (instructions), and the targets of issue 34:", "",
+          *difference_lines, "",
           "## Patched vs baseline, identical source without `=>`", "",
           "Instructions per iteration (callgrind); compile micros: per compile() call.", "",
           *parity_lines, "", *cross_check(res), *compare_to(res),
           *pyperformance_sections(res, bars),
           *closing_sections(res)]
     term = "\n".join(["## Targets", *targets, "", "## Late-bound vs sentinel vs floor "
-                      "(callgrind Ir per iteration)", *late_lines, "", "## Patched vs baseline",
+                      "(callgrind Ir per iteration)", *late_lines, "", *difference_lines, "",
+                      "## Patched vs baseline",
                       *parity_lines])
     return "\n".join(md), term, bars
 

@@ -19,7 +19,8 @@ def target_lines(markdown: str) -> dict[str, str]:
 
 
 def test_targets_follow_the_ratios() -> None:
-    good = target_lines(build_report(results(kw_late=LATE["late_omitted"]))[0])
+    good = target_lines(build_report(results(kw_late=LATE["late_omitted"],
+                                             sentinel_omitted=400.0))[0])
     assert all("**PASS**" in row or "**SKIP**" in row for row in good.values()), good
     bad = target_lines(build_report(results(pyperformance_geomean=1.02, call_ratio=1.01))[0])
     assert "**MISS**" in bad["pyperformance subset geomean patched/baseline within 1% "
@@ -33,6 +34,19 @@ def test_targets_follow_the_ratios() -> None:
     # and it costs more than the sentinel idiom there (140 vs 130): every shape must win
     sentinel = bad["late default omitted <= sentinel idiom (callgrind, every shape)"]
     assert "kwonly 1.077" in sentinel and "**MISS**" in sentinel
+
+
+def test_difference_targets_per_call() -> None:
+    # late omitted 110, floor 108, idiom 400: within every shape's targets
+    rows = target_lines(build_report(results(sentinel_omitted=400.0))[0])
+    five = rows["five: late omitted − floor ≤ +100, − idiom ≤ -200 (instructions per call)"]
+    assert "+2, -290" in five and "**PASS**" in five
+    # an idiom of 130 is only 20 over: the late default is not clearly cheaper
+    rows = target_lines(build_report(results())[0])
+    pos = rows["pos: late omitted − floor ≤ +17, − idiom ≤ -45 (instructions per call)"]
+    assert "+2, -20" in pos and "**MISS**" in pos
+    md = build_report(results())[0]
+    assert "| pos | +2 | ≤ +17 | -20 | ≤ -45 | -1 |" in md
 
 
 def test_sizeof_target_allows_one_pointer() -> None:
