@@ -33,8 +33,10 @@ PACKAGES = [
     "libgdbm-dev", "libgdbm-compat-dev",
     # not for the build, for make test: `python3 -m venv` of the system python3 (Sphinx for
     # make docs-check), valgrind (tests/test_bench_pyperformance.py, and make bench),
-    # packaging (tools.ecosystem compares distribution names and sdist files as pip does)
-    "python3-venv", "valgrind", "python3-packaging",
+    # packaging (tools.ecosystem compares distribution names and sdist files as pip does),
+    # ccache (Nuitka, ecosystem/patched/nuitka, caches the C it compiles with it, in
+    # ~/.cache/pep671/nuitka: its runtime library, the same for every module it builds)
+    "python3-venv", "valgrind", "python3-packaging", "ccache",
 ]
 
 FIX = "run `sudo make deps` (or `make deps` as root)"
