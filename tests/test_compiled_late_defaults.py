@@ -1,17 +1,19 @@
-"""The semantic tests of Lib/test/test_late_bound_defaults.py, compiled (issue 25).
+"""The semantic tests of Lib/test/test_late_bound_defaults.py, compiled (issues 25, 35).
 
 A module is made of the test classes of CPython's test_late_bound_defaults.py
 with only the tests chosen below (everything else in the file, its imports and
 helpers, is kept as it is), compiled to C with the patched Cython (`cythonize`
-and `build_ext`, as a user builds a pure-Python module) and with the patched
-mypyc, built against the patched interpreter's headers, imported, and run with
-unittest: every chosen test must run and pass on the compiled functions. The
-same module, not compiled, runs first as the control.
+and `build_ext`, as a user builds a pure-Python module), with the patched
+mypyc and with the patched Nuitka (`python -m nuitka --module`), built against
+the patched interpreter's headers, imported, and run with unittest: every
+chosen test must run and pass on the compiled functions. The same module, not
+compiled, runs first as the control.
 
-The compilers come from build/ecosystem/venv (ecosystem/patched/cython and
-ecosystem/patched/mypy, made by tools.ecosystem as for test_third_party.py); both build
-with setuptools, which that venv does not have: it is installed, at the version
-ecosystem/constraints.txt pins, into a directory of its own on PYTHONPATH.
+The compilers come from build/ecosystem/venv (ecosystem/patched/cython,
+ecosystem/patched/mypy and ecosystem/patched/nuitka, made by tools.ecosystem as for
+test_third_party.py); Cython and mypyc build with setuptools, which that venv does not
+have: it is installed, at the version ecosystem/constraints.txt pins, into a directory
+of its own on PYTHONPATH. Nuitka builds with the SCons it ships.
 
 Tests left out, and why:
 
@@ -53,6 +55,21 @@ Tests left out, and why:
   that read self, super() and __class__ are in mypy's run tests instead); and
   typing.get_type_hints() does not accept mypyc's nested functions, whatever
   their defaults (StdlibInteropTests.test_get_type_hints).
+- Nuitka runs Cython's tests and more: a Nuitka function reads its defaults
+  from __defaults__ and __kwdefaults__, and words a plain unbound local and a
+  missing keyword-only argument as the interpreter does, so the tests of those
+  that Cython leaves out run; so do the tests of SyntaxTests that define
+  functions (rather than compile() source), of the late-default objects
+  compiled code makes, and of __defaults_extra__ and __kwdefaults_extra__.
+  Left out for Nuitka: the late-default object is made when the 'def' runs,
+  not once per code object as a constant of the code
+  (LateDefaultObjectTests.test_made_once_per_code_object); a compiled function
+  tells which defaults are late by their type alone (its code object has no
+  prologue to consult), so IntrospectionAgreesWithCallsTests, which build
+  functions whose defaults and code disagree, and
+  ExtrasTests.test_follow_the_defaults and
+  test_late_default_object_without_a_prologue are out
+  (ecosystem/patched/nuitka/README.md).
 """
 
 from __future__ import annotations
@@ -67,7 +84,7 @@ import pytest
 
 from tools import ecosystem, paths
 from tools.ecosystem.manifest import requirement_versions
-from tools.common import ToolError, scrubbed_env
+from tools.common import ToolError, cache_dir, scrubbed_env
 
 SOURCE = paths.TREE / "Lib" / "test" / "test_late_bound_defaults.py"
 
@@ -110,8 +127,8 @@ COMMON: dict[str, tuple[str, ...]] = {
     ),
 }
 
-# What Cython runs besides (see the docstring for what is left out).
-CYTHON_ONLY: dict[str, tuple[str, ...]] = {
+# What Cython and Nuitka run besides (see the docstring for what is left out).
+BEYOND_MYPYC: dict[str, tuple[str, ...]] = {
     "UnboundTests": ("test_mutual_references",),
     "NestedScopeTests": (
         "test_method_self_super_and_class",
@@ -141,10 +158,41 @@ CYTHON_ONLY: dict[str, tuple[str, ...]] = {
 }
 
 
+# What Nuitka runs besides.
+NUITKA_ONLY: dict[str, tuple[str, ...]] = {
+    "SyntaxTests": ("test_forms", "test_fstring_fills_keep_their_meaning"),
+    "ScopeTests": ("test_body_local_is_unbound_when_defaults_run",),
+    "UnboundTests": ("test_deleted_parameter_keeps_ordinary_message",),
+    "PassingSuppressesTests": ("test_missing_required_keyword_only_argument",),
+    "LateDefaultObjectTests": (
+        "test_type_text_and_repr",
+        "test_compares_by_identity",
+        "test_pickle",
+        "test_copy_returns_the_object",
+    ),
+    "BindingRuleTests": (
+        "test_plain_value_assigned_is_an_early_default",
+        "test_ellipsis_is_an_ordinary_default",
+        "test_late_default_object_without_a_prologue_is_a_value",
+        "test_missing_default_is_a_missing_argument",
+    ),
+    "ExtrasTests": (
+        "test_texts",
+        "test_none_without_late_defaults",
+        "test_source_text_is_unparsed_expression",
+        "test_read_only",
+        "test_kwdefaults_extra_is_a_new_dict",
+    ),
+}
+
+COMPILERS = ("cython", "mypyc", "nuitka")
+
+
 def selection(compiler: str) -> dict[str, set[str]]:
     chosen = {name: set(tests) for name, tests in COMMON.items()}
-    if compiler == "cython":
-        for name, tests in CYTHON_ONLY.items():
+    extras = {"cython": [BEYOND_MYPYC], "mypyc": [], "nuitka": [BEYOND_MYPYC, NUITKA_ONLY]}
+    for table in extras[compiler]:
+        for name, tests in table.items():
             chosen.setdefault(name, set()).update(tests)
     return chosen
 
@@ -181,7 +229,9 @@ RUNNER = textwrap.dedent("""\
     import importlib.machinery, json, sys, unittest
     sys.path.insert(0, '.')
     module = __import__(sys.argv[1])
-    compiled = module.__file__.endswith(tuple(importlib.machinery.EXTENSION_SUFFIXES))
+    # (a module Nuitka built keeps the source's __file__, and has __compiled__)
+    compiled = (module.__file__.endswith(tuple(importlib.machinery.EXTENSION_SUFFIXES))
+                or hasattr(module, '__compiled__'))
     suite = unittest.defaultTestLoader.loadTestsFromModule(module)
     outcomes = {}
     class Result(unittest.TextTestResult):
@@ -246,18 +296,23 @@ def compile_with(compiler: str, python: Path, env: dict[str, str], workdir: Path
     if compiler == "cython":
         (workdir / "setup.py").write_text(SETUP_PY.format(source=f"{module}.py"))
         cmd = [str(python), "setup.py", "build_ext", "--inplace"]
+    elif compiler == "nuitka":
+        # the extension module next to the source, which it takes precedence over
+        cmd = [str(python), "-m", "nuitka", "--module", "--lto=no", "--no-progressbar",
+               "--no-pyi-file", "--remove-output", f"{module}.py"]
     else:
         cmd = [str(python), "-m", "mypyc", "--no-native-parser",
                "--enable-incomplete-feature=LateBoundDefaults",
                # notes about the annotated functions nested in unannotated tests
                "--disable-error-code", "annotation-unchecked", f"{module}.py"]
-    build_env = dict(env, MYPYC_OPT_LEVEL="0")
+    # Nuitka's cache (ccache's objects of its runtime library) as the probe keeps it
+    build_env = dict(env, MYPYC_OPT_LEVEL="0", NUITKA_CACHE_DIR=str(cache_dir() / "nuitka"))
     proc = subprocess.run(["nice", "-n", "10", *cmd], cwd=workdir, capture_output=True,
                           text=True, env=build_env, stdin=subprocess.DEVNULL, timeout=1800)
     assert proc.returncode == 0, f"{compiler} failed:\n{proc.stdout[-3000:]}{proc.stderr[-3000:]}"
 
 
-@pytest.mark.parametrize("compiler", ["cython", "mypyc"])
+@pytest.mark.parametrize("compiler", COMPILERS)
 def test_semantic_tests_pass_compiled(compiler: str, compiler_python: tuple[Path, dict[str, str]],
                                       tmp_path: Path) -> None:
     python, env = compiler_python
@@ -279,9 +334,11 @@ def test_semantic_tests_pass_compiled(compiler: str, compiler_python: tuple[Path
 def test_selection_names_real_tests() -> None:
     # chosen_module() fails on a test that the file does not have; no test is chosen
     # twice, and the module holds exactly the chosen tests.
-    for name, tests in CYTHON_ONLY.items():
+    for name, tests in [*BEYOND_MYPYC.items(), *NUITKA_ONLY.items()]:
         assert not set(tests) & set(COMMON.get(name, ())), name
-    for compiler in ("cython", "mypyc"):
+    for name, tests in NUITKA_ONLY.items():
+        assert not set(tests) & set(BEYOND_MYPYC.get(name, ())), name
+    for compiler in COMPILERS:
         chosen = selection(compiler)
         tree = ast.parse(chosen_module(chosen))
         found = {(cls.name, item.name) for cls in tree.body if isinstance(cls, ast.ClassDef)
