@@ -17,7 +17,8 @@ of its own on PYTHONPATH. Nuitka builds with the SCons it ships.
 
 Tests left out, and why:
 
-- For both compilers: the syntax and ast tests (SyntaxTests, ASTTests: the
+- For all three compilers (but for what Nuitka's paragraph below takes back):
+  the syntax and ast tests (SyntaxTests, ASTTests: the
   parser of the interpreter), ScopeTests.test_global_statement_applies_to_defaults
   (its function is made by exec, so it is never compiled), tracing and tracebacks
   (TracebackAndTracingTests: line events and pdb of bytecode), the late-default
@@ -28,7 +29,7 @@ Tests left out, and why:
   of a behaviour that is not the late default's: a body local read before the
   body binds it and a deleted parameter
   (ScopeTests.test_body_local_is_unbound_when_defaults_run,
-  UnboundTests.test_deleted_parameter_keeps_ordinary_message: both compilers
+  UnboundTests.test_deleted_parameter_keeps_ordinary_message: Cython and mypyc
   reject or word the plain unbound local their own way), and the
   wording of a missing keyword-only argument
   (PassingSuppressesTests.test_missing_required_keyword_only_argument: each
