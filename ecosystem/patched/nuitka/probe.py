@@ -19,22 +19,20 @@ it does not know (``ast.LateDefault``). Standard library only; no network.
 
 from __future__ import annotations
 
-import itertools
 import os
 import pathlib
 import shutil
 import subprocess
-import textwrap
 import time
 
 MODULE = "late_defaults"
 
 # Run by the venv's python in a directory that holds either the corpus or the module
-# Nuitka built: import it, run the corpus's own checks (argv[1], the source of its
-# __main__ block) in its namespace, then print what each call gives; the last line says
-# whether the module is compiled.
+# Nuitka built: import it, run the corpus's own checks (the body of the `if __name__ ==
+# "__main__":` block of argv[1], the corpus) in its namespace, then print what each call
+# gives; the last line says whether the module is compiled.
 _DRIVER = r"""
-import asyncio, inspect, itertools, json, sys, types
+import ast, asyncio, inspect, itertools, json, sys, types
 sys.path.insert(0, ".")
 import late_defaults as m
 
@@ -46,7 +44,11 @@ def observe(label, thunk):
     else:
         print(f"{label}: {value!r}")
 
-exec(sys.argv[1], vars(m))
+with open(sys.argv[1], encoding="utf-8") as corpus:
+    tree = ast.parse(corpus.read())
+main = [node for node in tree.body if isinstance(node, ast.If)
+        and ast.unparse(node.test) in ("__name__ == '__main__'", '__name__ == "__main__"')]
+exec(compile(ast.Module(main[0].body, []), sys.argv[1], "exec"), vars(m))
 observe("fresh list per call", lambda: m.append_to(1) is not m.append_to(1))
 observe("append_to(1, [0])", lambda: m.append_to(1, [0]))
 observe("window() reads stop, not evaluated yet", lambda: m.window([1, 2, 3, 4]))
@@ -109,26 +111,13 @@ def _nuitka_error(text: str) -> str:
     return _last_line(text)
 
 
-def _main_block(source: str) -> str:
-    """The statements of the module's `if __name__ == "__main__":` block (read as
-    text: the interpreter running the probe need not parse `=>`)."""
-    lines = source.splitlines()
-    for number, line in enumerate(lines):
-        if line.startswith("if __name__ == ") and "__main__" in line:
-            body = itertools.takewhile(lambda text: not text or text[0].isspace(),
-                                       lines[number + 1:])
-            return textwrap.dedent("\n".join(body))
-    raise ValueError("the corpus has no `if __name__ == '__main__':` block")
-
-
-def _drive(python: str, directory: pathlib.Path, main_block: str) -> tuple[list[str], str]:
-    """The driver's output lines in directory (the last one, JSON, apart), or the
-    reason it failed."""
-    result = _run([python, "-c", _DRIVER, main_block], directory, timeout=300)
+def _drive(python: str, directory: pathlib.Path, corpus: pathlib.Path) -> tuple[list[str], str]:
+    """The driver's output lines in directory (the last one is JSON), or the reason it
+    failed."""
+    result = _run([python, "-c", _DRIVER, str(corpus)], directory, timeout=300)
     if result.returncode != 0:
         return [], f"the driver failed (exit {result.returncode}): {_last_line(result.stderr)}"
-    lines = result.stdout.splitlines()
-    return lines, ""
+    return result.stdout.splitlines(), ""
 
 
 def probe(python: str, corpus: pathlib.Path, workdir: pathlib.Path) -> tuple[bool, str]:
@@ -159,13 +148,14 @@ def probe(python: str, corpus: pathlib.Path, workdir: pathlib.Path) -> tuple[boo
         return False, (f"{label} on {corpus.name} (exit {build.returncode}): "
                        f"{_nuitka_error(build.stdout + build.stderr)}")
 
-    main_block = _main_block(corpus.read_text(encoding="utf-8"))
-    interpreted, failure = _drive(python, source_dir, main_block)
+    interpreted, failure = _drive(python, source_dir, source)
     if failure:
         return False, f"the corpus itself, interpreted: {failure}"
-    compiled, failure = _drive(python, built_dir, main_block)
+    compiled, failure = _drive(python, built_dir, source)
     if failure:
         return False, f"{label} built {modules[0].name}, but it fails: {failure}"
+    if not compiled or not interpreted:
+        return False, f"{label}: the driver printed nothing"
     if '"compiled": true' not in compiled[-1] or '"compiled": false' not in interpreted[-1]:
         return False, (f"{label}: the module imported was not the one expected "
                        f"(compiled run: {compiled[-1]}; interpreted run: {interpreted[-1]})")
