@@ -108,8 +108,8 @@ def ecosystem_venv() -> Path:
 # cold build of its tests takes about 25 minutes on 2 cores, which make test cannot
 # afford on a fresh machine. Likewise a tool whose tests are jest's (basedpyright), by
 # `make ecosystem-jest-test` (minutes). Their probes, on the patched builds, run here.
-# The tests of a tool from another registry ([test] commands: the editors' grammars)
-# take seconds, and run here.
+# The tests of a tool with a runner of its own ([test] commands: the editors' grammars,
+# Nuitka's compiles) take seconds once their builds are cached, and run here.
 @pytest.mark.parametrize("patched", [t for t in TOOLS if t.runner in ("pytest", "command")],
                          ids=lambda t: t.name)
 def test_upstream_tests_of_the_patch(patched: ecosystem.Tool, ecosystem_venv: Path) -> None:

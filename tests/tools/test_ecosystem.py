@@ -402,6 +402,47 @@ def test_test_commands_report_in_junit(tmp_path: Path) -> None:
                                   "1 failed: corpus::old"]
 
 
+# A stand-in for Nuitka's bin/compare_with_cpython: it passes (exits 0) where Nuitka's
+# runner finds what it needs, an empty working directory, the venv's python first on
+# PATH (Nuitka's --run starts the module it built as "python") and the per-user cache,
+# and, told "syntax_errors" (the syntax test), fails with Nuitka's message.
+_COMPARE_WITH_CPYTHON = """\
+import os, shutil, sys
+print("Comparing output of", sys.argv[1])
+ok = (os.listdir() == [] and shutil.which("python") == sys.executable
+      and os.environ["NUITKA_CACHE_DIR"] == sys.argv[-1] and "PYTHONPATH" not in os.environ)
+if not ok or "syntax_errors" in sys.argv:
+    sys.exit("Error, results differed (stdout,stderr,exit_code).")
+"""
+
+
+def test_nuitkas_test_commands_give_each_runner_test_its_exit_status(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A PyPI tool whose tests run by a runner of its own: [test] commands run its
+    # run_tests.py, which runs the runner on each test the patch adds and reports in JUnit.
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.setenv("PYTHONPATH", str(tmp_path))
+    tool = ecosystem.load_tool(ecosystem.THIRD_PARTY / "nuitka")
+    assert (tool.on_pypi, tool.runner, tool.test_requirements) == (True, "command", ())
+    tree = tmp_path / "nuitka-4.3.5"
+    (tree / "bin").mkdir(parents=True)
+    (tree / "bin" / "compare_with_cpython").write_text(
+        _COMPARE_WITH_CPYTHON.replace("sys.argv[-1]",
+                                      repr(str(tmp_path / "cache" / "pep671" / "nuitka"))))
+    python = tmp_path / "venv" / "bin" / "python"
+    python.parent.mkdir(parents=True)
+    python.symlink_to(sys.executable)
+    run = probes.run_command_tests(python, tool, tree, ecosystem.Layout(tmp_path / "out"))
+    assert run.cases == {"tests/basics::LateBoundDefaultsTest.py": "passed",
+                         "tests/syntax::LateBoundDefaultYieldTest.py": "failed"}
+    assert run.problems()[:2] == [f"the tests exited 1 (log: {run.log})",
+                                  "1 failed: tests/syntax::LateBoundDefaultYieldTest.py"]
+    log = run.log.read_text()
+    assert f"Comparing output of {tree}/tests/basics/LateBoundDefaultsTest.py" in log
+    assert re.search(r"FAIL tests/syntax/LateBoundDefaultYieldTest\.py: exit 1 \(\d+s\): "
+                     r"Error, results differed \(stdout,stderr,exit_code\)\.\n", log)
+
+
 def test_the_venv_check_wants_the_variants_build(tmp_path: Path) -> None:
     tool = ecosystem.load_tool(make_npm_tool(tmp_path))
     vpy = tmp_path / "venv" / "bin" / "python"

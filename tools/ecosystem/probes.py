@@ -237,9 +237,9 @@ def run_jest_tests(tool: Tool, tree: Path, layout: Layout) -> UpstreamRun:
 
 
 def run_command_tests(vpy: Path, tool: Tool, tree: Path, layout: Layout) -> UpstreamRun:
-    """pin.toml's [test] commands, for a tool from another registry: each run at the top
-    of the patched tree ({python}: the venv's), into one log; each writes JUnit XML to
-    {junit}, which gives the outcomes."""
+    """pin.toml's [test] commands, for a tool whose tests run by a runner of its own (the
+    editors' grammars, Nuitka): each run at the top of the patched tree ({python}: the
+    venv's), into one log; each writes JUnit XML to {junit}, which gives the outcomes."""
     log = layout.log(f"tests-{tool.name}")
     say(f"{tool.name}: upstream tests ({len(tool.commands)} command(s); log: {rel(log)})")
     started, rc, cases = time.monotonic(), 0, {}
@@ -278,7 +278,7 @@ def pytest_config_args(tree: Path, layout: Layout) -> list[str]:
 def run_upstream_tests(vpy: Path, tool: Tool, layout: Layout) -> UpstreamRun:
     """pin.toml's [test]: `python -m pytest PYTEST_ARGS` of the venv, from the top of the
     patched tree, with the test requirements on PYTHONPATH (or cargo test, or jest, for
-    a tool whose tests are theirs, or the commands of a tool from another registry)."""
+    a tool whose tests are theirs, or the commands of a tool with a runner of its own)."""
     tree = patched_tree(vpy, tool, layout)
     if tool.cargo:
         return run_cargo_tests(tool, tree, layout.log(f"tests-{tool.name}"))
