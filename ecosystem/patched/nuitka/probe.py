@@ -22,8 +22,9 @@ from __future__ import annotations
 import os
 import pathlib
 import shutil
-import subprocess
 import time
+
+import probekit
 
 MODULE = "late_defaults"
 
@@ -89,42 +90,30 @@ def _nuitka_env() -> dict[str, str]:
     """Nuitka's cache (ccache's objects of the C it compiles, its runtime library above
     all, the same for every module) per user, in the project's cache directory."""
     base = os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache")
-    return dict(os.environ, NUITKA_CACHE_DIR=os.path.join(base, "pep671", "nuitka"))
-
-
-def _run(cmd: list[str], cwd: pathlib.Path, timeout: int = 900,
-         env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=timeout,
-                          stdin=subprocess.DEVNULL, env=env)
-
-
-def _last_line(text: str) -> str:
-    lines = [line.strip() for line in text.splitlines() if line.strip()]
-    return lines[-1] if lines else "(no output)"
+    return probekit.clean_env(NUITKA_CACHE_DIR=os.path.join(base, "pep671", "nuitka"))
 
 
 def _nuitka_error(text: str) -> str:
-    """Why Nuitka stopped: the exception of its traceback, else its last line."""
-    for line in reversed(text.splitlines()):
-        if line.startswith(("AssertionError", "SyntaxError", "FATAL", "Nuitka:ERROR")):
-            return line.strip() if len(line) < 200 else line.strip()[:197] + "..."
-    return _last_line(text)
+    """Why Nuitka stopped: the exception of its traceback, else its own error line,
+    else its last line."""
+    found = probekit.exception_line(text) or next(
+        (line.strip() for line in reversed(text.splitlines())
+         if line.startswith(("FATAL", "Nuitka:ERROR"))), probekit.last_line(text))
+    return found if len(found) < 200 else found[:197] + "..."
 
 
-def _drive(python: str, directory: pathlib.Path, corpus: pathlib.Path) -> tuple[list[str], str]:
+def _drive(python: str, directory: pathlib.Path,
+           corpus: pathlib.Path) -> tuple[list[str], str]:
     """The driver's output lines in directory (the last one is JSON), or the reason it
     failed."""
-    result = _run([python, "-c", _DRIVER, str(corpus)], directory, timeout=300)
+    result = probekit.run([python, "-c", _DRIVER, corpus], directory)
     if result.returncode != 0:
-        return [], f"the driver failed (exit {result.returncode}): {_last_line(result.stderr)}"
+        return [], f"the driver failed (exit {result.returncode}): {probekit.error_line(result)}"
     return result.stdout.splitlines(), ""
 
 
 def probe(python: str, corpus: pathlib.Path, workdir: pathlib.Path) -> tuple[bool, str]:
-    corpus = pathlib.Path(corpus)
-    if corpus.is_dir():
-        corpus = corpus / f"{MODULE}.py"
-    workdir = pathlib.Path(workdir).absolute()
+    python, corpus, workdir = probekit.paths(python, corpus, workdir)
     source_dir, built_dir = workdir / "source", workdir / "built"
     for directory in (source_dir, built_dir):
         shutil.rmtree(directory, ignore_errors=True)
@@ -132,16 +121,18 @@ def probe(python: str, corpus: pathlib.Path, workdir: pathlib.Path) -> tuple[boo
     source = source_dir / f"{MODULE}.py"
     shutil.copyfile(corpus, source)
 
-    version = _run([python, "-m", "nuitka", "--version"], workdir, timeout=120)
-    if version.returncode != 0:
-        return False, f"Nuitka is not runnable in the venv: {_last_line(version.stderr)}"
-    label = f"Nuitka {version.stdout.split()[0]}"
+    ok, version = probekit.module_version(python, "nuitka.Version", workdir,
+                                          attribute="getNuitkaVersion()")
+    if not ok:
+        return False, version
+    label = f"Nuitka {version}"
 
     started = time.monotonic()
     # --lto=no: a faster link, and the same code for what is compared here
-    build = _run(["nice", "-n", "19", python, "-m", "nuitka", "--module", "--lto=no",
-                  "--no-progressbar", "--no-pyi-file", "--remove-output",
-                  f"--output-dir={built_dir}", str(source)], workdir, env=_nuitka_env())
+    build = probekit.run(["nice", "-n", "19", python, "-m", "nuitka", "--module", "--lto=no",
+                          "--no-progressbar", "--no-pyi-file", "--remove-output",
+                          f"--output-dir={built_dir}", source], workdir, env=_nuitka_env(),
+                         timeout=900)
     seconds = time.monotonic() - started
     modules = list(built_dir.glob(f"{MODULE}.*.so"))
     if build.returncode != 0 or not modules:
@@ -156,9 +147,11 @@ def probe(python: str, corpus: pathlib.Path, workdir: pathlib.Path) -> tuple[boo
         return False, f"{label} built {modules[0].name}, but it fails: {failure}"
     if not compiled or not interpreted:
         return False, f"{label}: the driver printed nothing"
-    if '"compiled": true' not in compiled[-1] or '"compiled": false' not in interpreted[-1]:
+    runs = [probekit.last_json(lines[-1]) for lines in (compiled, interpreted)]
+    if [run.get("compiled") if isinstance(run, dict) else None
+            for run in runs] != [True, False]:
         return False, (f"{label}: the module imported was not the one expected "
-                       f"(compiled run: {compiled[-1]}; interpreted run: {interpreted[-1]})")
+                       f"(compiled run: {runs[0]}; interpreted run: {runs[1]})")
     for number, (mine, theirs) in enumerate(zip(compiled[:-1], interpreted[:-1]), 1):
         if mine != theirs:
             return False, (f"{label} built {modules[0].name}, but its output differs from "
