@@ -187,13 +187,19 @@ def test_export_removes_stale_patches(upstream: Upstream, tmp_path: Path) -> Non
     assert not (patches / "performance").exists()
 
 
-def test_moving_the_tag_moves_a_patch_to_the_other_part(upstream: Upstream,
-                                                        tmp_path: Path) -> None:
+def exported_in_two_parts(upstream: Upstream, tmp_path: Path) -> tuple[Path, Path]:
+    """A tree of two commits, the first the semantics part, exported."""
     tree, patches = setup(upstream, tmp_path)
     commit(tree, "a.txt", "a\n", "First")
     commit(tree, "b.txt", "b\n", "Second")
     tag_semantics(tree, "HEAD~1")
     assert upstream.pq("export", tree, patches).returncode == 0
+    return tree, patches
+
+
+def test_moving_the_tag_moves_a_patch_to_the_other_part(upstream: Upstream,
+                                                        tmp_path: Path) -> None:
+    tree, patches = exported_in_two_parts(upstream, tmp_path)
     tag_semantics(tree, "HEAD")
     r = upstream.pq("status", tree, patches)
     assert r.returncode == 1
@@ -313,11 +319,7 @@ def test_version_names_the_series_and_marks_unexported_work(upstream: Upstream,
 def test_prepare_tags_a_tree_whose_commits_are_the_series(upstream: Upstream,
                                                           tmp_path: Path) -> None:
     # A tree made before the parts (no tag), whose commits are those of patches/.
-    tree, patches = setup(upstream, tmp_path)
-    commit(tree, "a.txt", "a\n", "First")
-    commit(tree, "b.txt", "b\n", "Second")
-    tag_semantics(tree, "HEAD~1")
-    assert upstream.pq("export", tree, patches).returncode == 0
+    tree, patches = exported_in_two_parts(upstream, tmp_path)
     split = rev(tree, "semantics")
     git(tree, "tag", "-d", "semantics")
     (tree / ".git" / "pep671-series-sha256").write_text("made by an older pq\n")

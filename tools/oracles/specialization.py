@@ -202,6 +202,15 @@ class CaseWriter:
 
     # ---- groups ---------------------------------------------------------------
 
+    def members_of(self, name: str, count: int) -> list[str]:
+        """Names for the items of the list `name` of functions."""
+        members = []
+        for i in range(count):
+            member = self.fresh(f"{name}_")
+            self.emit(f"{member} = {name}[{i}]")
+            members.append(member)
+        return members
+
     def group(self) -> Group:
         rng = self.rng
         params = self.params()
@@ -245,10 +254,7 @@ class CaseWriter:
             lambdas = ", ".join(f"lambda {self.signature(params, drop=d)}: ({names},)"
                                 for d in drops)
             self.emit(f"{name} = [{lambdas}]")
-            for i in range(len(drops)):
-                member = self.fresh(f"{name}_")
-                self.emit(f"{member} = {name}[{i}]")
-                members.append(member)
+            members += self.members_of(name, len(drops))
         elif form == "tree":
             # Defaults handed to one code object by hand: with late-bound
             # parameters, ordinary values and other late-default objects too.
@@ -269,10 +275,7 @@ class CaseWriter:
                 choices.append("(" + "".join(v + ", " for v in values) + ")")
             sig = self.signature(params)
             self.emit(f"{name} = _shared_from_tree({sig!r}, {names!r}, [{', '.join(choices)}])")
-            for i in range(len(choices)):
-                member = self.fresh(f"{name}_")
-                self.emit(f"{member} = {name}[{i}]")
-                members.append(member)
+            members += self.members_of(name, len(choices))
         elif form == "method":
             cls = self.fresh("C")
             self.emit(f"class {cls}:")
