@@ -111,10 +111,13 @@ def _compare(version: str, name: str, found: list[tuple[int, str, str]],
     if got == want and len(found) == len(want):
         return None
     extra = [shown for line, rule, shown in found if (line, rule) not in want]
-    missing = sorted(want - got)
-    return (f"{version}: ty check {name}: {len(found)} diagnostic(s) where {len(want)} "
-            f"expected; missing {missing[:4]}{' ...' if len(missing) > 4 else ''}; "
-            f"unexpected {len(extra)}{', first ' + extra[0][:200] if extra else ''}")
+    missing = [f"{line}:{rule}" for line, rule in sorted(want - got)]
+    said = [f"{len(found)} diagnostic(s) where {len(want)} expected"]
+    if missing:
+        said.append(f"missing {', '.join(missing[:4])}{' ...' if len(missing) > 4 else ''}")
+    if extra:
+        said.append(f"{len(extra)} unexpected, the first {extra[0][:200]}")
+    return f"{version}: ty check {name}: {'; '.join(said)}"
 
 
 def probe(python: str, corpus: pathlib.Path, workdir: pathlib.Path) -> tuple[bool, str]:
