@@ -22,11 +22,12 @@ Standard library only; no network.
 
 from __future__ import annotations
 
-import os
 import pathlib
 import re
 import shutil
 import subprocess
+
+import probekit
 
 # placed_errors.py: each line that must get a diagnostic says which, as "# error: [rule]"
 PLACED = '''\
@@ -81,27 +82,27 @@ _TY_TOML = "# the ty probe's project: no configuration but the defaults\n"
 
 
 def _run(cmd: list[str], cwd: pathlib.Path) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "TY_"))}
-    return subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=600,
-                          env=env, stdin=subprocess.DEVNULL)
+    return probekit.run(cmd, cwd, env=probekit.clean_env("TY_"), timeout=600)
 
 
 def _check(python: str, name: str, cwd: pathlib.Path) -> list[tuple[int, str, str]] | str:
     """ty's diagnostics for cwd/name as (line, rule, shown), or why there are none."""
-    proc = _run([python, "-m", "ty", "check", "--no-progress", "--output-format", "concise",
-                 "--python-version", "3.13", "--python", python, name], cwd)
+    try:
+        proc = _run([python, "-m", "ty", "check", "--no-progress", "--output-format",
+                     "concise", "--python-version", "3.13", "--python", python, name], cwd)
+    except probekit.RUN_ERRORS as exc:
+        return f"ty check {name} could not run: {exc}"
     found = [(int(m["line"]), m["rule"], line) for line in proc.stdout.splitlines()
              if (m := _DIAGNOSTIC.match(line))]
     if proc.returncode not in (0, 1) or (proc.returncode == 1 and not found):
-        err = (proc.stderr.strip() or proc.stdout.strip()).splitlines()
-        return f"ty check {name} failed (exit {proc.returncode}): {(err or ['?'])[-1][:300]}"
+        return f"ty check {name} failed: {probekit.error_line(proc)[:300]}"
     return found
 
 
-def _marked(text: str, mark: re.Pattern[str], rule: str | None = None) -> set[tuple[int, str]]:
+def _marked(path: pathlib.Path, mark: re.Pattern[str],
+            rule: str | None = None) -> set[tuple[int, str]]:
     return {(number, rule or match[1])
-            for number, line in enumerate(text.splitlines(), 1)
-            if (match := mark.search(line))}
+            for number, match in probekit.marked_lines(path, mark).items()}
 
 
 def _compare(version: str, name: str, found: list[tuple[int, str, str]],
@@ -121,12 +122,7 @@ def _compare(version: str, name: str, found: list[tuple[int, str, str]],
 
 
 def probe(python: str, corpus: pathlib.Path, workdir: pathlib.Path) -> tuple[bool, str]:
-    if os.sep in python:
-        python = os.path.abspath(python)
-    corpus = pathlib.Path(corpus).absolute()
-    if corpus.is_dir():
-        corpus = corpus / "late_defaults.py"
-    workdir = pathlib.Path(workdir).absolute()
+    python, corpus, workdir = probekit.paths(python, corpus, workdir)
     project = workdir / "ty-project"
     shutil.rmtree(project, ignore_errors=True)
     project.mkdir(parents=True)
@@ -134,17 +130,18 @@ def probe(python: str, corpus: pathlib.Path, workdir: pathlib.Path) -> tuple[boo
     for name in ("late_defaults.py", "late_defaults_type_error.py", "late_defaults_lint.py"):
         shutil.copyfile(corpus.with_name(name), project / name)
     (project / "placed_errors.py").write_text(PLACED, encoding="utf-8")
-    version = _run([python, "-m", "ty", "--version"], project).stdout.strip() or "ty"
+    try:
+        version = _run([python, "-m", "ty", "--version"], project).stdout.strip() or "ty"
+    except probekit.RUN_ERRORS as exc:
+        return False, f"python -m ty could not run: {exc}"
 
-    type_error = (project / "late_defaults_type_error.py").read_text(encoding="utf-8")
-    pad_line = next(number for number, line in enumerate(type_error.splitlines(), 1)
-                    if line.startswith("def pad("))
-    lint = (project / "late_defaults_lint.py").read_text(encoding="utf-8")
+    pad_line = probekit.line_with(project / "late_defaults_type_error.py", "def pad(")
     expected = {
         "late_defaults.py": set(),
         "late_defaults_type_error.py": {(pad_line, "invalid-parameter-default")},
-        "late_defaults_lint.py": _marked(lint, _LINT_MARK, "unresolved-reference"),
-        "placed_errors.py": _marked(PLACED, _PLACED_MARK),
+        "late_defaults_lint.py": _marked(project / "late_defaults_lint.py", _LINT_MARK,
+                                         "unresolved-reference"),
+        "placed_errors.py": _marked(project / "placed_errors.py", _PLACED_MARK),
     }
     placed = len(expected["placed_errors.py"])
     failure = None
