@@ -1,0 +1,166 @@
+"""Ecosystem probe for ty: type-check the shared corpus and errors placed around late defaults.
+
+ty (a Rust binary; ``python -m ty`` of the venv runs it) checks, in a directory of its own
+(a ``ty.toml`` there, so that no configuration above it applies), each file with
+``ty check --python-version 3.13 --python VENV --output-format concise``, and must report:
+
+1. on the shared corpus ``late_defaults.py``: nothing (no syntax error, no unresolved
+   name for a default that reads a parameter, ``self``, ``cls`` or ``__class__``);
+2. on ``late_defaults_type_error.py``: exactly its one error, ``invalid-parameter-default``
+   on the line of ``pad``, whose ``fill: str => width`` defaults a ``str`` to an ``int``;
+3. on ``late_defaults_lint.py``: ``unresolved-reference`` exactly on the lines whose comment
+   says undefined-variable or used-before-assignment (a late default is evaluated in the
+   function's scope before the body runs, and a class body is not visible from it);
+4. on ``placed_errors.py`` (``PLACED`` below, written by the probe): exactly the errors
+   its comments place, inside late defaults (a type error, an undefined name, the
+   parameter's own name) and after functions, a method and a lambda with late defaults,
+   down to the module's last line. Code after a late default must be checked: a parser
+   that loses its way at ``=>`` silently leaves the rest of the module unchecked.
+
+Standard library only; no network.
+"""
+
+from __future__ import annotations
+
+import pathlib
+import re
+import shutil
+import subprocess
+
+import probekit
+
+# placed_errors.py: each line that must get a diagnostic says which, as "# error: [rule]"
+PLACED = '''\
+"""Errors placed inside and after late-bound defaults (written by the ty probe)."""
+
+
+def typed(a: int, b: str => a):  # error: [invalid-parameter-default]
+    return b
+
+
+def undefined(a, b=>not_defined_anywhere):  # error: [unresolved-reference]
+    return b
+
+
+def itself(a=>a):  # error: [unresolved-reference]
+    return a
+
+
+def reads_left(items: list[int], n: int => len(items)) -> int:
+    return n
+
+
+after_functions: int = "not an int"  # error: [invalid-assignment]
+
+
+class Box:
+    def __init__(self, size: int, label: str => str(size)) -> None:
+        self.label = label
+
+    def wrong(self, n: int => self.label):  # error: [invalid-parameter-default]
+        return n
+
+    def after_methods(self) -> int:
+        return self.label  # error: [invalid-return-type]
+
+
+square_or = lambda x, y=>x * x: y
+reads_left([1], "two")  # error: [invalid-argument-type]
+reads_left()  # error: [missing-argument]
+reads_left([1])
+Box(1)
+square_or(3)
+last: str = 1  # error: [invalid-assignment]
+'''
+_PLACED_MARK = re.compile(r"#\s*error:\s*\[([\w-]+)\]")
+# late_defaults_lint.py: "def ...:  # undefined-variable 'missing_name'"
+_LINT_MARK = re.compile(r"#\s*(undefined-variable|used-before-assignment)")
+# ty's concise output: "late_defaults.py:12:28: error[invalid-syntax] Expected ..."
+_DIAGNOSTIC = re.compile(r"^(?P<file>[^:\s]+):(?P<line>\d+):(?P<col>\d+): "
+                         r"(?P<severity>\w+)\[(?P<rule>[\w-]+)\] (?P<message>.*)$")
+_TY_TOML = "# the ty probe's project: no configuration but the defaults\n"
+
+
+def _run(cmd: list[str], cwd: pathlib.Path) -> subprocess.CompletedProcess[str]:
+    return probekit.run(cmd, cwd, env=probekit.clean_env("TY_"), timeout=600)
+
+
+def _check(python: str, name: str, cwd: pathlib.Path) -> list[tuple[int, str, str]] | str:
+    """ty's diagnostics for cwd/name as (line, rule, shown), or why there are none."""
+    try:
+        proc = _run([python, "-m", "ty", "check", "--no-progress", "--output-format",
+                     "concise", "--python-version", "3.13", "--python", python, name], cwd)
+    except probekit.RUN_ERRORS as exc:
+        return f"ty check {name} could not run: {exc}"
+    found = [(int(m["line"]), m["rule"], line) for line in proc.stdout.splitlines()
+             if (m := _DIAGNOSTIC.match(line))]
+    if proc.returncode not in (0, 1) or (proc.returncode == 1 and not found):
+        return f"ty check {name} failed: {probekit.error_line(proc)[:300]}"
+    return found
+
+
+def _marked(path: pathlib.Path, mark: re.Pattern[str],
+            rule: str | None = None) -> set[tuple[int, str]]:
+    return {(number, rule or match[1])
+            for number, match in probekit.marked_lines(path, mark).items()}
+
+
+def _compare(version: str, name: str, found: list[tuple[int, str, str]],
+             want: set[tuple[int, str]]) -> str | None:
+    """None when found is exactly want, else a line saying what differs."""
+    got = {(line, rule) for line, rule, _ in found}
+    if got == want and len(found) == len(want):
+        return None
+    extra = [shown for line, rule, shown in found if (line, rule) not in want]
+    missing = [f"{line}:{rule}" for line, rule in sorted(want - got)]
+    said = [f"{len(found)} diagnostic(s) where {len(want)} expected"]
+    if missing:
+        said.append(f"missing {', '.join(missing[:4])}{' ...' if len(missing) > 4 else ''}")
+    if extra:
+        said.append(f"{len(extra)} unexpected, the first {extra[0][:200]}")
+    return f"{version}: ty check {name}: {'; '.join(said)}"
+
+
+def probe(python: str, corpus: pathlib.Path, workdir: pathlib.Path) -> tuple[bool, str]:
+    python, corpus, workdir = probekit.paths(python, corpus, workdir)
+    project = workdir / "ty-project"
+    shutil.rmtree(project, ignore_errors=True)
+    project.mkdir(parents=True)
+    (project / "ty.toml").write_text(_TY_TOML, encoding="utf-8")
+    for name in ("late_defaults.py", "late_defaults_type_error.py", "late_defaults_lint.py"):
+        shutil.copyfile(corpus.with_name(name), project / name)
+    (project / "placed_errors.py").write_text(PLACED, encoding="utf-8")
+    try:
+        version = _run([python, "-m", "ty", "--version"], project).stdout.strip() or "ty"
+    except probekit.RUN_ERRORS as exc:
+        return False, f"python -m ty could not run: {exc}"
+
+    pad_line = probekit.line_with(project / "late_defaults_type_error.py", "def pad(")
+    expected = {
+        "late_defaults.py": set(),
+        "late_defaults_type_error.py": {(pad_line, "invalid-parameter-default")},
+        "late_defaults_lint.py": _marked(project / "late_defaults_lint.py", _LINT_MARK,
+                                         "unresolved-reference"),
+        "placed_errors.py": _marked(project / "placed_errors.py", _PLACED_MARK),
+    }
+    placed = len(expected["placed_errors.py"])
+    failure = None
+    for name, want in expected.items():
+        found = _check(python, name, project)
+        if isinstance(found, str):
+            return False, f"{version}: {found}"
+        differs = _compare(version, name, found, want)
+        failure = failure or differs
+        if failure and name == "placed_errors.py":
+            # what a reader of the report needs besides the first difference: how many
+            # of the placed errors ty reported at all
+            got = {(line, rule) for line, rule, _ in found} & want
+            failure += f"; placed_errors.py: {len(got)} of its {placed} placed errors reported"
+    if failure:
+        return False, failure
+    return True, (f"{version}: ty check: {corpus.name} clean; late_defaults_type_error.py: "
+                  f"invalid-parameter-default on line {pad_line} only; "
+                  f"late_defaults_lint.py: unresolved-reference on exactly the "
+                  f"{len(expected['late_defaults_lint.py'])} marked lines; placed_errors.py: "
+                  f"exactly its {placed} placed errors, in late defaults and after them "
+                  "(last line included)")
