@@ -20,10 +20,9 @@ library only; no network.
 
 from __future__ import annotations
 
-import json
-import os
 import pathlib
-import subprocess
+
+import probekit
 
 # The format (cache version) that has the late-bound flag, and the one before it.
 LATE_BOUND_FORMAT = 8
@@ -51,28 +50,15 @@ print(json.dumps({{"corpus": corpus, "late": late, "early": early,
 """
 
 
-def _last_line(text: str) -> str:
-    lines = [line.strip() for line in text.splitlines() if line.strip()]
-    return lines[-1] if lines else "(no output)"
-
-
 def probe(python: str, corpus: pathlib.Path, workdir: pathlib.Path) -> tuple[bool, str]:
-    corpus = pathlib.Path(corpus).absolute()
-    if corpus.is_dir():
-        corpus = corpus / "late_defaults.py"
-    workdir = pathlib.Path(workdir)
-    workdir.mkdir(parents=True, exist_ok=True)
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
+    python, corpus, workdir = probekit.paths(python, corpus, workdir)
     try:
-        proc = subprocess.run([python, "-c", _SCRIPT, str(corpus)], cwd=workdir,
-                              capture_output=True, text=True, timeout=300, env=env,
-                              stdin=subprocess.DEVNULL)
-    except (OSError, subprocess.TimeoutExpired) as exc:
+        proc = probekit.run([python, "-c", _SCRIPT, corpus], workdir)
+    except probekit.RUN_ERRORS as exc:
         return False, f"ast_serialize could not be run: {exc}"
-    try:
-        found = json.loads(_last_line(proc.stdout))
-    except ValueError:
-        return False, f"ast_serialize failed: {_last_line(proc.stderr)[:300]}"
+    found = probekit.last_json(proc.stdout)
+    if not isinstance(found, dict):
+        return False, f"ast_serialize failed: {probekit.error_line(proc)[:300]}"
 
     label = f"ast_serialize, cache version {LATE_BOUND_FORMAT}"
     if found["corpus"]:
