@@ -302,8 +302,8 @@ def compile_with(compiler: str, python: Path, env: dict[str, str], workdir: Path
         cmd = [str(python), "-m", "nuitka", "--module", "--lto=no", "--no-progressbar",
                "--no-pyi-file", "--remove-output", f"{module}.py"]
     else:
-        cmd = [str(python), "-m", "mypyc", "--no-native-parser",
-               "--enable-incomplete-feature=LateBoundDefaults",
+        # mypy's default parser, the native one (ecosystem/patched/ast_serialize)
+        cmd = [str(python), "-m", "mypyc", "--enable-incomplete-feature=LateBoundDefaults",
                # notes about the annotated functions nested in unannotated tests
                "--disable-error-code", "annotation-unchecked", f"{module}.py"]
     # Nuitka's cache (ccache's objects of its runtime library) as the probe keeps it
