@@ -99,7 +99,7 @@ pytest: build ## tests/ with pytest, from a venv made by ./python -m venv
 ecosystem: build ## ecosystem/patched/ tools stock and patched, in venvs of ./python, on =>: build/ecosystem/report.md
 	@$(TOOL).ecosystem --python $(PYTHON)
 
-ecosystem-cargo-test: build ## the cargo tests of the patched Rust tools (ruff): ~25 min from a cold cargo cache, not in make test
+ecosystem-cargo-test: build ## the cargo tests of the patched Rust tools (ruff, ty, ast_serialize, pyrefly): tens of minutes cold, not in make test
 	@$(TOOL).ecosystem --python $(PYTHON) --no-stock --cargo-tests
 
 ecosystem-jest-test: build ## the jest tests of the patched TypeScript tools (basedpyright): minutes, not in make test

@@ -144,7 +144,7 @@ def main(argv: list[str] | None = None) -> int:
                     "but for the cargo test runs of a tool whose tests are Rust's and the "
                     "jest runs of one whose tests are jest's")
     ap.add_argument("--cargo-tests", action="store_true",
-                    help="only the tools whose tests are cargo test runs (ruff): their "
+                    help="only the tools whose tests are cargo test runs (ruff, ty, ...): their "
                     "probes and those runs (a cold build of the tests takes about 25 "
                     "minutes on 2 cores; the target directory is kept)")
     ap.add_argument("--jest-tests", action="store_true",
