@@ -74,6 +74,16 @@ def test_stack_depths_refuses_unbalanced_code() -> None:
     assert code_mutation.stack_depths(program) is None
 
 
+def test_stack_depths_keeps_for_iter_s_exit() -> None:
+    # FOR_ITER's exit jumps past the END_FOR and POP_TOP at its target: an
+    # instruction between them would be popped into (upstream's invariant).
+    program = code_mutation.decode(functions_with_late_defaults()[0].__code__)
+    end_for = next(k for k, i in enumerate(program.instrs) if i.name == "END_FOR")
+    assert code_mutation.stack_depths(program) is not None
+    program.instrs.insert(end_for + 1, code_mutation.Instr("NOP", 0))
+    assert code_mutation.stack_depths(program) is None
+
+
 def test_specialization_cases_compile_and_alternate() -> None:
     kinds = set()
     for number in range(120):

@@ -191,6 +191,11 @@ def stack_depths(program: Program) -> int | None:
         except ValueError:
             return None
         largest = max(largest, after, taken)
+        if ins.name == "FOR_ITER" and not (
+                ins.target is not None and ins.target + 1 < len(instrs)
+                and instrs[ins.target].name == "END_FOR"
+                and instrs[ins.target + 1].name == "POP_TOP"):
+            return None   # its exit jumps past an END_FOR and a POP_TOP
         if ins.name not in EXITS and not reach(k + 1, after):
             return None
         if ins.target is not None and not reach(ins.target, taken):
@@ -285,6 +290,8 @@ def mutate(rng: random.Random, code: types.CodeType
         where = rng.choice([next(k for k, i in enumerate(instrs) if i.name == "RESUME") + 1,
                             rng.randrange(len(instrs)),
                             *(t + rng.choice([0, 1, 2]) for t in tests)])
+        if 0 < where < len(instrs) and instrs[where - 1].name == "END_FOR":
+            where -= 1   # FOR_ITER's exit skips END_FOR and the POP_TOP after it
         insert(where, rng.choice([[Instr("NOP", 0)],
                                   [Instr("LOAD_CONST", 0), Instr("POP_TOP", 0)],
                                   [Instr("EXTENDED_ARG", 0), Instr("NOP", 0)]]))
@@ -364,8 +371,10 @@ def mutate(rng: random.Random, code: types.CodeType
                         ins.name = {"QUERY_FAST": "QUERY_DEREF", "STORE_FAST": "STORE_DEREF",
                                     "LOAD_FAST": "LOAD_DEREF",
                                     "LOAD_FAST_CHECK": "LOAD_DEREF"}[ins.name]
-                if rng.random() < 0.7:
-                    insert(0, [Instr("MAKE_CELL", index)])
+                # With its MAKE_CELL: CPython's LOAD_DEREF and STORE_DEREF
+                # read the local as a cell without checking (a QUERY_DEREF
+                # without its cell is test_code's case).
+                insert(0, [Instr("MAKE_CELL", index)])
     elif kind == "texts":
         texts = code.co_consts[-1]
         changes["co_consts"] = code.co_consts[:-1] + (rng.choice([
