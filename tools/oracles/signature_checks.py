@@ -135,7 +135,11 @@ def transform(rng: random.Random, g: Any, funcs: list[Any]) -> tuple[str, Any]:
     except ImportError:
         return "pickle skipped", g
     import pickle
-    return "pickle by value", pickle.loads(cloudpickle.dumps(g))
+    copy_ = pickle.loads(cloudpickle.dumps(g))
+    # The copy's globals hold the names its code reads; a __code__ assigned
+    # later may read _ran too.
+    copy_.__globals__.setdefault("_ran", _ran)
+    return "pickle by value", copy_
 
 
 def call(g: Any, args: list[Any], kwargs: dict[str, Any]) -> tuple[Any, list[str]]:
