@@ -93,7 +93,8 @@ regrtest: build ## CPython's regression suite in parity mode (TESTS="..." narrow
 	@$(TOOL).regrtest_parity --python $(PYTHON) --baseline-python $(BASELINE_PYTHON) \
 		--jobs $(JOBS) --tests "$(TESTS)" --configure-flags="$(CONFIGURE_FLAGS)"
 
-pytest: build ## tests/ with pytest, from a venv made by ./python -m venv
+pytest: build ## tests/ with pytest, from a venv made by ./python -m venv (builds build/baseline first: the oracle and opcode-number tests compare with it)
+	@$(NEED_BASELINE)
 	@$(PYTEST)
 
 ecosystem: build ## ecosystem/patched/ tools stock and patched, in venvs of ./python, on =>: build/ecosystem/report.md
