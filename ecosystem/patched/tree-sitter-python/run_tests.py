@@ -41,7 +41,7 @@ _OUTCOMES = {"✓": "passed", "✗": "failed", "⌀": "skipped"}
 
 # Run by PYTHON: parse the standard library with two builds of the grammar.
 _COMPARE = r"""
-import ctypes, json, pathlib, sys, sysconfig
+import ctypes, json, os, pathlib, sys
 import tree_sitter as ts
 
 def language(path):
@@ -54,7 +54,8 @@ def language(path):
 
 stock, patched = (ts.Parser(language(p)) for p in sys.argv[1:3])
 arrow = ts.QueryCursor(ts.Query(language(sys.argv[2]), '"=>" @arrow'))
-root = pathlib.Path(sysconfig.get_paths()["stdlib"])
+# where os.py is: sysconfig names the install prefix, which a build not installed lacks
+root = pathlib.Path(os.__file__).parent
 files, late, differ = 0, {}, []
 for path in sorted(root.rglob("*.py")):
     if "site-packages" in path.parts:
