@@ -68,15 +68,21 @@ def test_tour_prints_what_it_prints_natively() -> None:
 
 # The tests of Lib/test/test_late_bound_defaults.py that run a coroutine with
 # asyncio.run(): asyncio's event loop needs socket.socketpair(), which WASI does not have
-# (test_asyncio_needs_a_socketpair shows it). Everything else runs.
+# (test_asyncio_needs_a_socketpair shows it); and the one that nests 300 parentheses in a
+# default, past the parser's stack limit of the WASI build (MemoryError "Parser stack
+# overflowed", as for any source that deep there). Everything else runs (the tests that
+# need threads or subprocesses skip themselves).
 WASI_SKIPS = {
     "SyntaxTests.test_forms",
     "GeneratorTests.test_async_generator",
     "GeneratorTests.test_coroutine_with_await_in_default",
+    "NestingTests.test_nested_parentheses",
 }
 RUNNER = """
 import sys, unittest
-sys.path.append("/cpython-tests")
+# Lib/test (the test package, which the stdlib zip leaves out, for test.support),
+# and the module itself as a top-level one, so that the ids are Class.method
+sys.path += ["/cpython-lib", "/cpython-lib/test"]
 import test_late_bound_defaults as module
 skips = set(sys.argv[1:])
 
@@ -98,10 +104,11 @@ sys.exit(not result.wasSuccessful())
 def test_late_bound_defaults_regression_test_passes() -> None:
     # the patched tree's Lib/test/test_late_bound_defaults.py, less WASI_SKIPS
     proc = run_wasm("-c", RUNNER, *sorted(WASI_SKIPS),
-                    mounts={"/cpython-tests": TREE / "Lib" / "test"})
+                    mounts={"/cpython-lib": TREE / "Lib"})
     assert proc.returncode == 0, proc.stderr[-4000:]
     lines = proc.stderr.strip().splitlines()
-    assert lines[-1] == "OK", lines[-20:]
+    # (tests that need threads or subprocesses skip themselves under WASI)
+    assert lines[-1] == "OK" or lines[-1].startswith("OK (skipped="), lines[-20:]
     ran = int(next(line for line in lines if line.startswith("Ran ")).split()[1])
     native_count = subprocess.run(
         [sys.executable, "-c", "import unittest, test.test_late_bound_defaults as m; "
