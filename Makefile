@@ -13,6 +13,9 @@ LATE_DEFAULT_TESTS ?= test_late_bound_defaults test_grammar test_syntax test_cod
                       test_opcache test_compile test_funcattrs test_symtable
 FUZZ_SEED          ?= 671
 FUZZ_SECONDS       ?= 60
+# make libfuzzer: seconds per harness; make tsan: seconds of the threads' workload
+LIBFUZZER_SECONDS  ?= 600
+TSAN_SECONDS       ?= 300
 # the interpreter `make oracles` tests (its venv, which has cloudpickle); e.g.
 # build/asan/python or build/tier2/python
 ORACLE_PYTHON      ?= $(VENV_PYTHON)
@@ -55,7 +58,7 @@ endef
 .NOTPARALLEL:
 .PHONY: all build deps deps-check fetch tree baseline noperf test regrtest pytest ecosystem \
 	ecosystem-cargo-test ecosystem-jest-test docs docs-check \
-	debug refleak asan freethreaded tier2 series-check fuzz oracles fuzz-grammar bench bench-quick \
+	debug refleak asan freethreaded tier2 series-check fuzz oracles fuzz-grammar libfuzzer tsan bench bench-quick \
 	bench-pyperformance bench-report dogfood migrate-check demo install dist wasm playground \
 	playground-test status clean help
 
@@ -145,6 +148,13 @@ fuzz-grammar: build ## grammar fuzzing, FUZZ_SECONDS per mode: => injected into 
 	@status=0; for mode in stdlib hypothesmith; do \
 		$(VENV_PYTHON) -m tools.fuzz_grammar $$mode --seed $(FUZZ_SEED) --cases 0 \
 			--seconds $(FUZZ_SECONDS) || status=1; done; exit $$status
+
+libfuzzer: tree ## CPython's fuzz_pycompile and our fuzz_marshal_code under libFuzzer + ASan + UBSan (clang), LIBFUZZER_SECONDS each -> build/libfuzzer-out/
+	@$(TOOL).libfuzzer --jobs $(JOBS) --seconds $(LIBFUZZER_SECONDS) --seed $(FUZZ_SEED)
+
+tsan: tree ## free-threaded ThreadSanitizer builds (clang) of the tree and of the baseline: test_late_bound_defaults, then TSAN_SECONDS of threads calling late defaults while others reassign them, beside the baseline's None-idiom twin
+	@$(NEED_BASELINE)
+	@$(TOOL).tsan --jobs $(JOBS) --seconds $(TSAN_SECONDS) --seed $(FUZZ_SEED)
 
 bench: build ## callgrind + pyperf micro pairs + pyperformance subset vs build/baseline -> build/bench/
 	@$(NEED_BASELINE)

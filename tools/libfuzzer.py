@@ -1,0 +1,356 @@
+"""Run CPython's libFuzzer harnesses on the patched tree: fuzz_pycompile and fuzz_marshal_code.
+
+    python3 -m tools.libfuzzer [--seconds N] [--seed S] [--targets NAME,...]
+
+CPython's fuzz tests live in Modules/_xxtestfuzz/fuzzer.c (OSS-Fuzz builds them
+from Modules/_xxtestfuzz/fuzz_tests.txt). Two of them reach what the series adds:
+fuzz_pycompile compiles its input (the series adds `=>` to its dictionary and a
+seed with late-bound defaults), and fuzz_marshal_code, which the series adds,
+loads its input with marshal and, when that makes a code object, reads it the
+ways that rely on the validation of late-default prologues (the texts of its
+late-bound defaults, code.replace(), marshal.dumps()).
+
+Steps, each announced with a line starting with ==>:
+
+  1. check that clang has libFuzzer (Debian: apt-get install clang
+     libclang-rt-14-dev); a missing runtime is an error, never a skipped run;
+  2. build/libfuzzer: a clone of build/cpython configured with clang and
+     -fsanitize=address,undefined,fuzzer-no-link, static libpython, no pymalloc,
+     with assertions
+     (tools.build, logs in build/logs/libfuzzer-*.log);
+  3. link each harness (fuzzer.c with -D_Py_FUZZ_ONE) against it with
+     -fsanitize=fuzzer into build/libfuzzer/<target> (beside Lib/, so the
+     interpreter it embeds finds its standard library);
+  4. seed corpora in build/libfuzzer-out/<target>/corpus: fuzz_pycompile's from
+     Modules/_xxtestfuzz/fuzz_pycompile_corpus plus the top-level statements
+     that use `=>` in the tree's test files, in pieces the harness takes
+     (16 KB, in file mode); fuzz_marshal_code's from marshal.dumps() of every code
+     object compiled from those files (made by the tree's own interpreter, so
+     the magic number and opcodes match); the corpus grows from run to run,
+     and artifacts of earlier runs are kept (only this run's are reported);
+  5. run every target for --seconds at once, each in its own process, with its
+     dictionary, -seed, crash artifacts in build/libfuzzer-out/<target>/ and
+     its output in fuzz-seed<S>.log there (a progress line every 5 minutes);
+  6. report per target: executions, coverage (libFuzzer's cov/ft), corpus size,
+     crashes (artifact paths) and distinct UndefinedBehaviorSanitizer reports.
+
+Exit status 1 when a target crashed, reported undefined behaviour, or stopped
+before its time. A crash's artifact reproduces it:
+build/libfuzzer/<target> <artifact>.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from tools.build import build, clone_tree
+from tools.common import ToolError, exits_on_tool_error, rel, run, say, scrubbed_env
+from tools.paths import BUILD, TREE
+
+FUZZ_TREE = BUILD / "libfuzzer"
+FUZZ_OUT = BUILD / "libfuzzer-out"
+TARGETS = ("fuzz_pycompile", "fuzz_marshal_code")
+SANITIZERS = "address,undefined"
+CFLAGS = f"-g -O1 -fno-omit-frame-pointer -fsanitize={SANITIZERS},fuzzer-no-link"
+LDFLAGS = f"-fsanitize={SANITIZERS},fuzzer-no-link"
+CONFIGURE_FLAGS = (f"CC=clang CXX=clang++ 'CFLAGS={CFLAGS}' 'LDFLAGS={LDFLAGS}' "
+                   "--disable-shared --without-pymalloc --with-assertions")
+# Leaks: an embedded interpreter that is never finalized holds what it made;
+# CPython's own ASan CI runs with detect_leaks=0 too. marshal takes sizes
+# from its input (upstream): an allocation over 1 GB fails as a MemoryError
+# instead of stopping the run as an out-of-memory.
+ASAN_OPTIONS = "detect_leaks=0:allocator_may_return_null=1:max_allocation_size_mb=1024"
+# Undefined behaviour stops the run, so that libFuzzer keeps the input.
+UBSAN_OPTIONS = "print_stacktrace=1:halt_on_error=1"
+MAX_LEN = {"fuzz_pycompile": 16383, "fuzz_marshal_code": 0x10000}  # the harnesses' limits
+# fuzz_pycompile's first two bytes choose the start symbol and the optimization
+# level (fuzzer.c's start_vals and optimize_vals): file input, optimize -1.
+PYCOMPILE_PREFIX = b"\x02\x00"
+LATE_DEFAULT = re.compile(r"\w\s*=>")
+INSTALL_HINT = "apt-get install clang libclang-rt-14-dev (Debian 12)"
+
+# Writes every code object compiled from the files named on the command line,
+# nested ones included, as marshal data into the directory given first.
+CORPUS_SCRIPT = r"""
+import marshal, sys, types
+out, files = sys.argv[1], sys.argv[2:]
+n = 0
+def walk(code):
+    global n
+    with open(f"{out}/code-{n:05d}.marshal", "wb") as fh:
+        fh.write(marshal.dumps(code))
+    n += 1
+    for c in code.co_consts:
+        if isinstance(c, types.CodeType):
+            walk(c)
+for name in files:
+    with open(name, "rb") as fh:
+        walk(compile(fh.read(), name, "exec"))
+print(n)
+"""
+
+
+@dataclass
+class Outcome:
+    target: str
+    seconds: float
+    status: int
+    executions: int | None = None
+    coverage: str = "?"
+    corpus: int = 0
+    crashes: list[Path] = field(default_factory=list)
+    ubsan: list[str] = field(default_factory=list)
+
+    def failed(self, wanted_seconds: int) -> bool:
+        """libFuzzer exits 0 after -max_total_time; anything else is a failure
+        (a sanitizer report at exit writes no artifact)."""
+        stopped_early = self.seconds < wanted_seconds * 0.95
+        return bool(self.crashes or self.ubsan) or self.status != 0 or stopped_early
+
+
+def check_clang() -> None:
+    say("libFuzzer: checking clang")
+    if shutil.which("clang") is None or shutil.which("clang++") is None:
+        raise ToolError(f"clang is not installed: {INSTALL_HINT}")
+    with tempfile.TemporaryDirectory() as tmp:
+        src = Path(tmp) / "probe.c"
+        src.write_text("#include <stddef.h>\n#include <stdint.h>\n"
+                       "int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)"
+                       " { return 0; }\n")
+        proc = run(["clang", f"-fsanitize=fuzzer,{SANITIZERS}", src, "-o",
+                    Path(tmp) / "probe"], check=False, capture=True)
+        if proc.returncode != 0:
+            raise ToolError("clang cannot link a libFuzzer target "
+                            f"(its runtime is missing?): {INSTALL_HINT}\n{proc.stderr}")
+
+
+def build_tree(jobs: int) -> None:
+    clone_tree(TREE.absolute(), FUZZ_TREE.absolute())
+    os.environ["ASAN_OPTIONS"] = ASAN_OPTIONS  # the build runs ./python
+    os.environ["UBSAN_OPTIONS"] = UBSAN_OPTIONS
+    build(FUZZ_TREE, name="libfuzzer", configure_flags=CONFIGURE_FLAGS, regen=True,
+          jobs=jobs)
+
+
+def config_var(name: str) -> str:
+    proc = run([FUZZ_TREE / "python", "-c",
+                f"import sysconfig; print(sysconfig.get_config_var({name!r}) or '')"],
+               env=fuzz_env(), capture=True)
+    return proc.stdout.strip()
+
+
+def link_target(target: str) -> Path:
+    """fuzzer.c built for one target, linked like Programs/python against the
+    static libpython (with -export-dynamic, so extension modules load)."""
+    src = FUZZ_TREE / "Modules" / "_xxtestfuzz" / "fuzzer.c"
+    obj = FUZZ_OUT / target / "fuzzer.o"
+    exe = FUZZ_TREE / target
+    obj.parent.mkdir(parents=True, exist_ok=True)
+    say(f"libFuzzer: linking {rel(exe)}")
+    run(["clang", *CFLAGS.split(), "-I", FUZZ_TREE, "-I", FUZZ_TREE / "Include",
+         "-I", FUZZ_TREE / "Include" / "internal", "-D_Py_FUZZ_ONE",
+         f"-D_Py_FUZZ_{target}", "-Wno-unused-function", "-c", src, "-o", obj])
+    libs = " ".join(config_var(v) for v in ("LIBS", "MODLIBS", "SYSLIBS"))
+    run(["clang++", f"-fsanitize=fuzzer,{SANITIZERS}", "-Xlinker", "-export-dynamic",
+         obj, "-o", exe, FUZZ_TREE / config_var("LIBRARY"), *libs.split(),
+         "-lpthread", "-lm", "-lutil"])
+    return exe
+
+
+def late_default_sources() -> list[Path]:
+    """The tree's test files that use `=>` (our tests and the grammar's)."""
+    return [path for path in sorted((FUZZ_TREE / "Lib" / "test").rglob("*.py"))
+            if LATE_DEFAULT.search(path.read_text(encoding="utf-8", errors="replace"))]
+
+
+def source_chunks(text: str, limit: int) -> list[str]:
+    """text cut into pieces of at most limit bytes that use `=>`: cut before
+    each statement at the top level or one level in (a method of a test
+    class), each piece dedented so that it compiles on its own."""
+    pieces: list[str] = []
+    current: list[str] = []
+    for line in text.splitlines(keepends=True):
+        stripped = line.lstrip(" ")
+        indent = len(line) - len(stripped)
+        starts = indent in (0, 4) and stripped[:1] not in ("", "\n", "#", ")", "]", "}")
+        if starts and current:
+            pieces.append(textwrap.dedent("".join(current)))
+            current = []
+        current.append(line)
+    pieces.append(textwrap.dedent("".join(current)))
+    # a class statement's header line, without the methods cut from it
+    pieces = [p for p in pieces if not p.rstrip().endswith(":")]
+    chunks, chunk = [], ""
+    for piece in pieces:
+        if len((chunk + piece).encode()) > limit and chunk:
+            chunks.append(chunk)
+            chunk = ""
+        chunk += piece
+    chunks.append(chunk)
+    return [c for c in chunks if len(c.encode()) <= limit and LATE_DEFAULT.search(c)]
+
+
+def seed_corpus(target: str) -> Path:
+    corpus = FUZZ_OUT / target / "corpus"
+    corpus.mkdir(parents=True, exist_ok=True)
+    sources = late_default_sources()
+    if target == "fuzz_pycompile":
+        seeds = FUZZ_TREE / "Modules" / "_xxtestfuzz" / "fuzz_pycompile_corpus"
+        for path in sorted(seeds.iterdir()):
+            (corpus / f"seed-{path.name}").write_bytes(path.read_bytes())
+        limit = MAX_LEN[target] - len(PYCOMPILE_PREFIX)
+        count = 0
+        for path in sources:
+            text = path.read_text(encoding="utf-8", errors="replace")
+            for i, chunk in enumerate(source_chunks(text, limit)):
+                (corpus / f"seed-{path.stem}-{i}.py").write_bytes(
+                    PYCOMPILE_PREFIX + chunk.encode())
+                count += 1
+        say(f"libFuzzer: {count} seeds with `=>` cut from {len(sources)} files")
+    else:
+        proc = run([FUZZ_TREE / "python", "-c", CORPUS_SCRIPT, corpus, *sources],
+                   env=fuzz_env(), capture=True)
+        say(f"libFuzzer: {proc.stdout.strip()} code objects marshalled from "
+            f"{len(sources)} files")
+    return corpus
+
+
+def fuzz_env() -> dict[str, str]:
+    return scrubbed_env({"ASAN_OPTIONS": ASAN_OPTIONS, "UBSAN_OPTIONS": UBSAN_OPTIONS})
+
+
+def dictionary(target: str) -> list[str]:
+    path = FUZZ_TREE / "Modules" / "_xxtestfuzz" / "dictionaries" / f"{target}.dict"
+    return [f"-dict={path}"] if path.exists() else []
+
+
+PROGRESS_EVERY = 300  # seconds between progress lines of a long run
+UBSAN_LINE = re.compile(r"^(\S+:\d+:\d+: runtime error: .*)$", re.M)
+STATUS_LINE = re.compile(r"^#(\d+)\s+\S+\s+cov: (\d+) ft: (\d+) corp: (\d+)", re.M)
+DONE_LINE = re.compile(r"^Done (\d+) runs in (\d+) second", re.M)
+
+
+def parse_log(target: str, text: str, seconds: float, status: int) -> Outcome:
+    """What a libFuzzer run's output says: its last status line (executions,
+    coverage, corpus), its final `Done N runs in S seconds`, and the distinct
+    UndefinedBehaviorSanitizer reports (a location and a message each)."""
+    outcome = Outcome(target, seconds, status)
+    statuses = STATUS_LINE.findall(text)
+    if statuses:
+        execs, cov, ft, corp = statuses[-1]
+        outcome.executions, outcome.coverage = int(execs), f"cov {cov}, ft {ft}"
+        outcome.corpus = int(corp)
+    done = DONE_LINE.search(text)
+    if done:
+        outcome.executions = int(done.group(1))
+        outcome.seconds = float(done.group(2))
+    outcome.ubsan = sorted(set(UBSAN_LINE.findall(text)))
+    return outcome
+
+
+def run_targets(exes: dict[str, Path], seconds: int, seed: int) -> list[Outcome]:
+    procs = {}
+    wall_start = time.time()
+    started: dict[str, float] = {}
+    for target, exe in exes.items():
+        corpus = seed_corpus(target)
+        started[target] = time.monotonic()
+        out = FUZZ_OUT / target
+        log = out / f"fuzz-seed{seed}.log"
+        cmd = [exe, *dictionary(target), f"-seed={seed}", f"-max_total_time={seconds}",
+               f"-max_len={MAX_LEN[target]}",
+               f"-artifact_prefix={out}/", "-print_final_stats=1", "-timeout=30",
+               "-rss_limit_mb=4096", corpus]
+        say(f"libFuzzer: {target} for {seconds} s, seed {seed} (log: {rel(log)})")
+        fh = open(log, "w", encoding="utf-8", errors="replace")
+        procs[target] = (subprocess.Popen([str(c) for c in cmd], cwd=out, env=fuzz_env(),
+                                          stdin=subprocess.DEVNULL, stdout=fh,
+                                          stderr=subprocess.STDOUT), fh, log)
+    next_progress = time.monotonic() + PROGRESS_EVERY
+    try:
+        while any(proc.poll() is None for proc, _, _ in procs.values()):
+            time.sleep(5)
+            if time.monotonic() < next_progress:
+                continue
+            next_progress += PROGRESS_EVERY
+            for target, (proc, _, log) in procs.items():
+                text = log.read_text(encoding="utf-8", errors="replace")
+                statuses = STATUS_LINE.findall(text)
+                if proc.poll() is None and statuses:
+                    execs, cov, ft, corp = statuses[-1]
+                    say(f"libFuzzer: {target}: {int(execs):,} executions, cov {cov}, "
+                        f"ft {ft}, corpus {corp} after "
+                        f"{time.monotonic() - started[target]:.0f} s")
+    finally:
+        for proc, _, _ in procs.values():
+            if proc.poll() is None:
+                proc.kill()
+    outcomes = []
+    for target, (proc, fh, log) in procs.items():
+        status = proc.wait()
+        fh.close()
+        text = log.read_text(encoding="utf-8", errors="replace")
+        outcome = parse_log(target, text, time.monotonic() - started[target], status)
+        outcome.crashes = sorted(
+            p for p in (FUZZ_OUT / target).iterdir()
+            if p.name.startswith(("crash-", "leak-", "timeout-", "oom-"))
+            and p.stat().st_mtime >= wall_start)
+        outcomes.append(outcome)
+    return outcomes
+
+
+def report(outcomes: list[Outcome], seconds: int, seed: int) -> bool:
+    ok = True
+    for o in outcomes:
+        failed = o.failed(seconds)
+        ok &= not failed
+        execs = f"{o.executions:,}" if o.executions is not None else "?"
+        print(f"{o.target}: {'FAILED' if failed else 'ok'}: {execs} executions in "
+              f"{o.seconds:.0f} s (seed {seed}), {o.coverage}, corpus {o.corpus}, "
+              f"{len(o.crashes)} crashes, {len(o.ubsan)} undefined-behaviour reports, "
+              f"exit {o.status}")
+        for path in o.crashes:
+            print(f"  crash: {rel(path)} (reproduce: {rel(FUZZ_TREE / o.target)} {rel(path)})")
+        for line in o.ubsan:
+            print(f"  ubsan: {line}")
+    return ok
+
+
+@exits_on_tool_error
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python3 -m tools.libfuzzer", description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--seconds", type=int, default=600, help="per target (default 600)")
+    ap.add_argument("--seed", type=int, default=1, help="libFuzzer's -seed")
+    ap.add_argument("--targets", default=",".join(TARGETS),
+                    help=f"comma-separated, of {', '.join(TARGETS)}")
+    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="for the build")
+    ap.add_argument("--no-build", action="store_true",
+                    help="reuse build/libfuzzer as it is (it must have been built)")
+    args = ap.parse_args(argv)
+    targets = [t for t in args.targets.split(",") if t]
+    unknown = sorted(set(targets) - set(TARGETS))
+    if unknown:
+        ap.error(f"unknown targets {', '.join(unknown)}: choose from {', '.join(TARGETS)}")
+    check_clang()
+    if not args.no_build:
+        build_tree(args.jobs)
+    elif not (FUZZ_TREE / "python").exists():
+        raise ToolError(f"{rel(FUZZ_TREE)} is not built: run without --no-build")
+    exes = {target: link_target(target) for target in targets}
+    outcomes = run_targets(exes, args.seconds, args.seed)
+    return 0 if report(outcomes, args.seconds, args.seed) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

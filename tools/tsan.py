@@ -1,0 +1,226 @@
+"""Late-bound defaults on the free-threaded build under ThreadSanitizer.
+
+    python3 -m tools.tsan [--seconds N] [--seed S] [--threads N]
+
+Steps, each announced with a line starting with ==>:
+
+  1. check that clang can link a ThreadSanitizer program (Debian: apt-get
+     install clang libclang-rt-14-dev); a missing runtime is an error;
+  2. build/tsan: a clone of build/cpython configured with clang,
+     --with-thread-sanitizer and --disable-gil (tools.build, logs in
+     build/logs/tsan-*.log);
+  3. test_late_bound_defaults on it, GIL off;
+  4. tools/tsan_workload.py for --seconds, GIL off: callers of late-default
+     functions (positional, keyword-only, cells, closures, generators,
+     methods) while mutators assign __defaults__, __kwdefaults__ and __code__;
+  5. the oracle: build/tsan-baseline, the unpatched tree (build/baseline)
+     built the same way, runs the workload's None-idiom twin (--idiom: the same
+     functions, calls and reassignments, `=>` written as the idiom that
+     defines it) for --baseline-seconds, beside step 4;
+  6. report the calls made, the wrong results, and every ThreadSanitizer report
+     that CPython's own suppression file
+     (Tools/tsan/suppressions_free_threading.txt, as its CI uses it) does not
+     cover. A report is named by its kind and, for its two accesses, the
+     function and the text of the source line (line numbers differ between
+     the trees; see report_key()); one that the baseline gives too is upstream's (3.13 reads and replaces __defaults__,
+     __kwdefaults__ and __code__ without synchronization: a setter can free
+     what a call is reading) and is listed as such; any other fails the run.
+     The reports are in build/tsan-out/<step>.<pid>.
+
+The workload's wrong results are judged the same way: 3.13's unsynchronized
+__kwdefaults__ can make a call read a dict that another thread has just freed
+and fail with "missing 1 required keyword-only argument", with or without the
+series; what the baseline's twin also gets is upstream's.
+
+Exit status 1 when a step does not run to its end, or the patched tree gives a
+wrong result or a ThreadSanitizer report that the baseline does not.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shutil
+import sys
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+from tools.build import build, clone_tree
+from tools.common import (ToolError, exits_on_tool_error, rel, run, run_logged, say,
+                          scrubbed_env)
+from tools.paths import BASELINE, BUILD, REPO, TREE
+
+TSAN_TREE = BUILD / "tsan"
+BASELINE_TREE = BUILD / "tsan-baseline"
+TSAN_OUT = BUILD / "tsan-out"
+CONFIGURE_FLAGS = "CC=clang CXX=clang++ --with-thread-sanitizer --disable-gil"
+# how each program says that it ran to its end (its own verdict aside)
+FINISHED = {"workload": "tsan workload: ", "test_late_bound_defaults": "Result: SUCCESS"}
+WRONG = re.compile(r"^WRONG (.*) \(x\d+\)$", re.M)
+TSAN_EXIT = 66  # ThreadSanitizer's exit status after reports (the reports are judged)
+INSTALL_HINT = "apt-get install clang libclang-rt-14-dev (Debian 12)"
+WORKLOAD = REPO / "tools" / "tsan_workload.py"
+REPORT = re.compile(r"^WARNING: ThreadSanitizer: (.*?) \(pid=\d+\)\n(.*?)^SUMMARY: "
+                    r"ThreadSanitizer: (.*?)$", re.M | re.S)
+# the two accesses of a race (not the heap block's or the threads' stacks)
+ACCESS = re.compile(r"^  (?:Previous )?(?:[Aa]tomic )?(?:[Rr]ead|[Ww]rite) of size .*:\n"
+                    r"((?:\s+#\d+ .*\n?)+)", re.M)
+FRAME = re.compile(r"#\d+ (\S+)(?: (/\S+?):(\d+)(?::\d+)?)?")
+# Frames that say where memory was touched but not by what: the first frame
+# of a stack that is not one of these names it.
+HELPER = re.compile(r"^(mem\w+|_Py_atomic_\w+|_DK_ENTRIES|__tsan\w*)$")
+
+
+def check_clang() -> None:
+    say("tsan: checking clang")
+    if shutil.which("clang") is None:
+        raise ToolError(f"clang is not installed: {INSTALL_HINT}")
+    with tempfile.TemporaryDirectory() as tmp:
+        src = Path(tmp) / "probe.c"
+        src.write_text("int main(void) { return 0; }\n")
+        proc = run(["clang", "-fsanitize=thread", src, "-o", Path(tmp) / "probe"],
+                   check=False, capture=True)
+        if proc.returncode != 0:
+            raise ToolError("clang cannot link a ThreadSanitizer program "
+                            f"(its runtime is missing?): {INSTALL_HINT}\n{proc.stderr}")
+
+
+def tsan_env(step: str, tree: Path = TSAN_TREE) -> dict[str, str]:
+    suppressions = tree / "Tools" / "tsan" / "suppressions_free_threading.txt"
+    options = (f"suppressions={suppressions} log_path={TSAN_OUT / step} "
+               "handle_segv=0 halt_on_error=0 second_deadlock_stack=1 "
+               # every race on an address, not only its first: one field
+               # raced on by upstream code must not hide a race of ours on it
+               "suppress_equal_addresses=0")
+    return scrubbed_env({"TSAN_OPTIONS": options, "PYTHON_GIL": "0"})
+
+
+def source_line(path: str, line: str) -> str:
+    try:
+        lines = Path(path).read_text(encoding="utf-8", errors="replace").splitlines()
+        return " ".join(lines[int(line) - 1].split())
+    except (OSError, IndexError, ValueError):
+        return ""
+
+
+def report_key(kind: str, body: str, summary: str) -> str:
+    """A report's name: its kind and, for each of its two accesses, the first
+    function of the stack past memcpy and atomic helpers with the text of
+    its source line, in sorted order (`data race: func_set_defaults
+    `Py_XSETREF(...)` / initialize_locals `PyObject *def = ...``). The text,
+    not the line number, so that the same statement has the same name in both
+    trees, and a statement that the series added or changed has a name of its
+    own. A report without such stacks is named by its summary."""
+    tops = []
+    for stack in ACCESS.findall(body)[:2]:
+        frames = FRAME.findall(stack)
+        func, path, line = next((f for f in frames if not HELPER.match(f[0])), frames[0])
+        text = source_line(path, line) if path else ""
+        tops.append(f"{func} `{text}`" if text else func)
+    if not tops:
+        tops = [summary]
+    return f"{kind}: {' / '.join(sorted(tops))}"
+
+
+def reports(step: str) -> list[str]:
+    """The names of the reports a step left in TSAN_OUT (its <step>.<pid> files)."""
+    found = []
+    for path in sorted(TSAN_OUT.glob(f"{step}.[0-9]*")):
+        text = path.read_text(encoding="utf-8", errors="replace")
+        found += [report_key(*match) for match in REPORT.findall(text)]
+    return found
+
+
+@dataclass
+class Step:
+    status: int
+    output: str         # the program's
+    reports: list[str]  # the names of ThreadSanitizer's reports
+
+    def wrong(self) -> set[str]:
+        """What the workload says went wrong (its WRONG lines)."""
+        return set(WRONG.findall(self.output))
+
+
+def run_step(step: str, cmd: list[str | os.PathLike[str]], tree: Path = TSAN_TREE) -> Step:
+    for old in TSAN_OUT.glob(f"{step}.[0-9]*"):
+        old.unlink()
+    log = TSAN_OUT / f"{step}.log"
+    say(f"tsan: {step} (log: {rel(log)})")
+    status = run_logged(cmd, log, env=tsan_env(step, tree), cwd=tree)
+    return Step(status, log.read_text(encoding="utf-8", errors="replace"), reports(step))
+
+
+@exits_on_tool_error
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python3 -m tools.tsan", description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--seconds", type=int, default=300, help="the workload's (default 300)")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--threads", type=int, default=4, help="callers (mutators: half)")
+    ap.add_argument("--baseline-seconds", type=int, default=None,
+                    help="the baseline's run of the workload (default: --seconds)")
+    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="for the builds")
+    ap.add_argument("--no-build", action="store_true",
+                    help="reuse build/tsan and build/tsan-baseline as they are")
+    args = ap.parse_args(argv)
+    check_clang()
+    trees = {TSAN_TREE: TREE, BASELINE_TREE: BASELINE}
+    for tree, source in trees.items():
+        if not args.no_build:
+            clone_tree(source.absolute(), tree.absolute())
+            build(tree, name=tree.name, configure_flags=CONFIGURE_FLAGS, regen=True,
+                  jobs=args.jobs)
+        elif not (tree / "python").exists():
+            raise ToolError(f"{rel(tree)} is not built: run without --no-build")
+    TSAN_OUT.mkdir(parents=True, exist_ok=True)
+    workload: list[str | os.PathLike[str]] = [WORKLOAD, "--seed", str(args.seed), "--threads", str(args.threads)]
+    baseline_seconds = args.baseline_seconds or args.seconds
+    steps: list[tuple[str, Path, list[str | os.PathLike[str]]]] = [
+        ("baseline-workload", BASELINE_TREE,
+         [BASELINE_TREE / "python", *workload, "--idiom", "--seconds", str(baseline_seconds)]),
+        ("test_late_bound_defaults", TSAN_TREE,
+         [TSAN_TREE / "python", "-m", "test", "test_late_bound_defaults"]),
+        ("workload", TSAN_TREE,
+         [TSAN_TREE / "python", *workload, "--seconds", str(args.seconds)]),
+    ]
+    # The test first; then the two workloads side by side, for the same time.
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        results = {steps[1][0]: run_step(steps[1][0], steps[1][2], steps[1][1])}
+        futures = {step: pool.submit(run_step, step, cmd, tree)
+                   for step, tree, cmd in (steps[0], steps[2])}
+        results.update({step: future.result() for step, future in futures.items()})
+    baseline = results["baseline-workload"]
+    ok = True
+    for step, tree, _ in steps:
+        result = results[step]
+        if tree == BASELINE_TREE:
+            ours, ours_wrong = [], set()
+        else:
+            ours = [key for key in result.reports if key not in baseline.reports]
+            ours_wrong = result.wrong() - baseline.wrong()
+        # ThreadSanitizer's exit status replaces the program's, so what the
+        # program says is read from its output.
+        finished = FINISHED[step.removeprefix("baseline-")] in result.output
+        good = result.status in (0, TSAN_EXIT) and finished and not ours and not ours_wrong
+        ok &= good
+        print(f"{step}: {'ok' if good else 'FAILED'}: exit {result.status}, "
+              f"{len(result.reports)} ThreadSanitizer reports outside the suppressions, "
+              f"{len(ours)} of them not given by the baseline; {len(result.wrong())} kinds "
+              f"of wrong result, {len(ours_wrong)} of them not given by the baseline")
+        for line in result.output.strip().splitlines()[-3:]:
+            print(f"  {line}")
+        for what in sorted(result.wrong()):
+            origin = "upstream (the baseline gives it)" if what in baseline.wrong() else "OURS"
+            print(f"  wrong: {what}: {origin}")
+        for key in sorted(set(result.reports)):
+            origin = "upstream (the baseline gives it)" if key in baseline.reports else "OURS"
+            print(f"  report: {key} (x{result.reports.count(key)}): {origin}")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
