@@ -277,9 +277,13 @@ def run_targets(exes: dict[str, Path], seconds: int, seed: int) -> list[Outcome]
                                           stdin=subprocess.DEVNULL, stdout=fh,
                                           stderr=subprocess.STDOUT), fh, log)
     next_progress = time.monotonic() + PROGRESS_EVERY
+    ended: dict[str, float] = {}
     try:
         while any(proc.poll() is None for proc, _, _ in procs.values()):
             time.sleep(5)
+            for target, (proc, _, _) in procs.items():
+                if proc.poll() is not None:
+                    ended.setdefault(target, time.monotonic())
             if time.monotonic() < next_progress:
                 continue
             next_progress += PROGRESS_EVERY
@@ -300,7 +304,8 @@ def run_targets(exes: dict[str, Path], seconds: int, seed: int) -> list[Outcome]
         status = proc.wait()
         fh.close()
         text = log.read_text(encoding="utf-8", errors="replace")
-        outcome = parse_log(target, text, time.monotonic() - started[target], status)
+        seconds = ended.get(target, time.monotonic()) - started[target]
+        outcome = parse_log(target, text, seconds, status)
         outcome.crashes = sorted(
             p for p in (FUZZ_OUT / target).iterdir()
             if p.name.startswith(("crash-", "leak-", "timeout-", "oom-"))

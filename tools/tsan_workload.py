@@ -123,6 +123,12 @@ class Workload:
          self.reads_shared, self.gen, self.C, self.rebind) = build(self.shared, source)
         self.late_pos = self.pos_a.__defaults__
         self.late_kw = dict(self.kw_a.__kwdefaults__)
+        # Every value assigned is made here and kept alive: CPython 3.13's
+        # free-threaded build frees a replaced __defaults__, __kwdefaults__ or
+        # __code__ while a call in another thread may be reading it, and
+        # crashes within minutes (unpatched too) when the values are new.
+        self.kw_pool = [dict(self.late_kw), {'k': 70, 'm': 700},
+                        {'k': self.late_kw['k'], 'm': 700}]
         self.codes = (self.pos_a.__code__, self.pos_b.__code__)
         self.kw_codes = (self.kw_a.__code__, self.kw_b.__code__)
         self.seed = seed
@@ -212,9 +218,7 @@ class Workload:
         elif choice == 1:
             self.pos_a.__code__ = rng.choice(self.codes)
         elif choice == 2:
-            self.kw_a.__kwdefaults__ = rng.choice(
-                [dict(self.late_kw), {'k': 70, 'm': 700},
-                 {'k': self.late_kw['k'], 'm': 700}])
+            self.kw_a.__kwdefaults__ = rng.choice(self.kw_pool)
         elif choice == 3:
             self.kw_a.__code__ = rng.choice(self.kw_codes)
         elif choice == 4:
