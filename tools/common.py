@@ -27,6 +27,7 @@ import shutil
 import subprocess
 import sys
 import tarfile
+import tempfile
 import threading
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
@@ -319,3 +320,22 @@ def _venv_step(cmd: list[str], log: Path | None, cwd: Path | None, what: str) ->
     elif subprocess.run(cmd, env=scrubbed_env(), cwd=cwd,
                         stdin=subprocess.DEVNULL).returncode != 0:
         raise ToolError(f"{what} (output above)")
+
+
+CLANG_PACKAGES = "apt-get install clang libclang-rt-14-dev (Debian 12)"
+
+
+def require_clang_sanitizer(sanitize: str, source: str, what: str) -> None:
+    """Raise ToolError naming the Debian packages unless clang links `source` with
+    -fsanitize=`sanitize` (a sanitizer's runtime ships apart from clang)."""
+    say(f"{what}: checking clang")
+    if shutil.which("clang") is None or shutil.which("clang++") is None:
+        raise ToolError(f"clang is not installed: {CLANG_PACKAGES}")
+    with tempfile.TemporaryDirectory() as tmp:
+        src = Path(tmp) / "probe.c"
+        src.write_text(source)
+        proc = run(["clang", f"-fsanitize={sanitize}", src, "-o", Path(tmp) / "probe"],
+                   check=False, capture=True)
+        if proc.returncode != 0:
+            raise ToolError(f"clang cannot link a program with -fsanitize={sanitize} (its "
+                            f"runtime is missing?): {CLANG_PACKAGES}\n{proc.stderr}")

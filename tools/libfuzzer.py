@@ -44,17 +44,16 @@ from __future__ import annotations
 import argparse
 import os
 import re
-import shutil
 import subprocess
 import sys
-import tempfile
 import textwrap
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from tools.build import build, clone_tree
-from tools.common import ToolError, exits_on_tool_error, rel, run, say, scrubbed_env
+from tools.common import (ToolError, exits_on_tool_error, rel, require_clang_sanitizer, run,
+                          say, scrubbed_env)
 from tools.paths import BUILD, TREE
 
 FUZZ_TREE = BUILD / "libfuzzer"
@@ -77,7 +76,6 @@ MAX_LEN = {"fuzz_pycompile": 16383, "fuzz_marshal_code": 0x10000}  # the harness
 # level (fuzzer.c's start_vals and optimize_vals): file input, optimize -1.
 PYCOMPILE_PREFIX = b"\x02\x00"
 LATE_DEFAULT = re.compile(r"\w\s*=>")
-INSTALL_HINT = "apt-get install clang libclang-rt-14-dev (Debian 12)"
 
 # Writes every code object compiled from the files named on the command line,
 # nested ones included, as marshal data into the directory given first.
@@ -119,19 +117,10 @@ class Outcome:
 
 
 def check_clang() -> None:
-    say("libFuzzer: checking clang")
-    if shutil.which("clang") is None or shutil.which("clang++") is None:
-        raise ToolError(f"clang is not installed: {INSTALL_HINT}")
-    with tempfile.TemporaryDirectory() as tmp:
-        src = Path(tmp) / "probe.c"
-        src.write_text("#include <stddef.h>\n#include <stdint.h>\n"
-                       "int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)"
-                       " { return 0; }\n")
-        proc = run(["clang", f"-fsanitize=fuzzer,{SANITIZERS}", src, "-o",
-                    Path(tmp) / "probe"], check=False, capture=True)
-        if proc.returncode != 0:
-            raise ToolError("clang cannot link a libFuzzer target "
-                            f"(its runtime is missing?): {INSTALL_HINT}\n{proc.stderr}")
+    require_clang_sanitizer(
+        f"fuzzer,{SANITIZERS}", "#include <stddef.h>\n#include <stdint.h>\n"
+        "int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n) { return 0; }\n",
+        "libFuzzer")
 
 
 def build_tree(jobs: int) -> None:
@@ -304,8 +293,8 @@ def run_targets(exes: dict[str, Path], seconds: int, seed: int) -> list[Outcome]
         status = proc.wait()
         fh.close()
         text = log.read_text(encoding="utf-8", errors="replace")
-        seconds = ended.get(target, time.monotonic()) - started[target]
-        outcome = parse_log(target, text, seconds, status)
+        elapsed = ended.get(target, time.monotonic()) - started[target]
+        outcome = parse_log(target, text, elapsed, status)
         outcome.crashes = sorted(
             p for p in (FUZZ_OUT / target).iterdir()
             if p.name.startswith(("crash-", "leak-", "timeout-", "oom-"))

@@ -41,16 +41,14 @@ from __future__ import annotations
 import argparse
 import os
 import re
-import shutil
 import sys
-import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
 from tools.build import build, clone_tree
-from tools.common import (ToolError, exits_on_tool_error, rel, run, run_logged, say,
-                          scrubbed_env)
+from tools.common import (ToolError, exits_on_tool_error, rel, require_clang_sanitizer,
+                          run_logged, say, scrubbed_env)
 from tools.paths import BASELINE, BUILD, REPO, TREE
 
 TSAN_TREE = BUILD / "tsan"
@@ -61,7 +59,6 @@ CONFIGURE_FLAGS = "CC=clang CXX=clang++ --with-thread-sanitizer --disable-gil"
 FINISHED = {"workload": "tsan workload: ", "test_late_bound_defaults": "Result: SUCCESS"}
 WRONG = re.compile(r"^WRONG (.*) \(x\d+\)$", re.M)
 TSAN_EXIT = 66  # ThreadSanitizer's exit status after reports (the reports are judged)
-INSTALL_HINT = "apt-get install clang libclang-rt-14-dev (Debian 12)"
 WORKLOAD = REPO / "tools" / "tsan_workload.py"
 REPORT = re.compile(r"^WARNING: ThreadSanitizer: (.*?) \(pid=\d+\)\n(.*?)^SUMMARY: "
                     r"ThreadSanitizer: (.*?)$", re.M | re.S)
@@ -75,17 +72,7 @@ HELPER = re.compile(r"^(mem\w+|_Py_atomic_\w+|_DK_ENTRIES|__tsan\w*)$")
 
 
 def check_clang() -> None:
-    say("tsan: checking clang")
-    if shutil.which("clang") is None:
-        raise ToolError(f"clang is not installed: {INSTALL_HINT}")
-    with tempfile.TemporaryDirectory() as tmp:
-        src = Path(tmp) / "probe.c"
-        src.write_text("int main(void) { return 0; }\n")
-        proc = run(["clang", "-fsanitize=thread", src, "-o", Path(tmp) / "probe"],
-                   check=False, capture=True)
-        if proc.returncode != 0:
-            raise ToolError("clang cannot link a ThreadSanitizer program "
-                            f"(its runtime is missing?): {INSTALL_HINT}\n{proc.stderr}")
+    require_clang_sanitizer("thread", "int main(void) { return 0; }\n", "tsan")
 
 
 def tsan_env(step: str, tree: Path = TSAN_TREE) -> dict[str, str]:
