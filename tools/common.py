@@ -323,19 +323,57 @@ def _venv_step(cmd: list[str], log: Path | None, cwd: Path | None, what: str) ->
 
 
 CLANG_PACKAGES = "apt-get install clang libclang-rt-14-dev (Debian 12)"
+PROBE_TIMEOUT = 120  # seconds a probe program may take (it does nothing)
 
 
-def require_clang_sanitizer(sanitize: str, source: str, what: str) -> None:
+def require_clang_sanitizer(sanitize: str, source: str, what: str,
+                            args: Sequence[str] = (),
+                            env: Mapping[str, str] | None = None) -> None:
     """Raise ToolError naming the Debian packages unless clang links `source` with
-    -fsanitize=`sanitize` (a sanitizer's runtime ships apart from clang)."""
+    -fsanitize=`sanitize` (a sanitizer's runtime ships apart from clang), and
+    ToolError with the program's error and what to do unless the linked program
+    then runs with `args` (in `env`, default scrubbed_env()) and exits 0: a
+    sanitizer's runtime can fail at start on some kernels (ThreadSanitizer's
+    "unexpected memory mapping"). A libFuzzer probe, which defines
+    LLVMFuzzerTestOneInput, needs args=["-runs=1"] (it runs the empty input
+    once and exits) or it would fuzz until stopped."""
     say(f"{what}: checking clang")
     if shutil.which("clang") is None or shutil.which("clang++") is None:
         raise ToolError(f"clang is not installed: {CLANG_PACKAGES}")
     with tempfile.TemporaryDirectory() as tmp:
         src = Path(tmp) / "probe.c"
+        exe = Path(tmp) / "probe"
         src.write_text(source)
-        proc = run(["clang", f"-fsanitize={sanitize}", src, "-o", Path(tmp) / "probe"],
+        proc = run(["clang", f"-fsanitize={sanitize}", src, "-o", exe],
                    check=False, capture=True)
         if proc.returncode != 0:
             raise ToolError(f"clang cannot link a program with -fsanitize={sanitize} (its "
                             f"runtime is missing?): {CLANG_PACKAGES}\n{proc.stderr}")
+        cmd = [str(exe), *args]
+        try:
+            ran = subprocess.run(cmd, cwd=tmp, capture_output=True, text=True,
+                                 errors="replace", stdin=subprocess.DEVNULL,
+                                 env=dict(env) if env is not None else scrubbed_env(),
+                                 timeout=PROBE_TIMEOUT)
+            status, output = ran.returncode, ran.stderr or ran.stdout
+            how = (f"exited {status}" if status >= 0 else f"was killed by signal {-status}")
+        except subprocess.TimeoutExpired as exc:
+            status, output = -1, ""
+            how = f"did not end in {PROBE_TIMEOUT} s"
+            if exc.stderr:
+                output = (exc.stderr.decode(errors="replace") if isinstance(exc.stderr, bytes)
+                          else exc.stderr)
+        except OSError as exc:
+            status, output, how = -1, str(exc), "did not start"
+        if status != 0:
+            last = "\n".join(output.strip().splitlines()[-12:])
+            raise ToolError(
+                f"a program that clang links with -fsanitize={sanitize} does not run here: "
+                f"the probe ({shlex.join(['probe', *args])}) {how}, so the sanitizer's "
+                f"runtime fails at start on this system. Runtimes of LLVM 17 and older fail "
+                f"under the larger address-space randomization of newer kernels (\"FATAL: "
+                f"ThreadSanitizer: unexpected memory mapping\", \"Shadow memory range "
+                f"interleaves with an existing memory mapping\"): lower it (sudo sysctl "
+                f"vm.mmap_rnd_bits=28), run the tool without it (setarch \"$(uname -m)\" -R "
+                f"python3 -m ...), or install a newer clang with its runtime. The probe's "
+                f"output ends:\n{last}")

@@ -13,7 +13,8 @@ late-bound defaults, code.replace(), marshal.dumps()).
 Steps, each announced with a line starting with ==>:
 
   1. check that clang has libFuzzer (Debian: apt-get install clang
-     libclang-rt-14-dev); a missing runtime is an error, never a skipped run;
+     libclang-rt-14-dev) and that a program linked with it runs (-runs=1); a
+     missing or failing runtime is an error, never a skipped run;
   2. build/libfuzzer: a clone of build/cpython configured with clang and
      -fsanitize=address,undefined,fuzzer-no-link, static libpython, no pymalloc,
      with assertions
@@ -27,16 +28,24 @@ Steps, each announced with a line starting with ==>:
      (16 KB, in file mode); fuzz_marshal_code's from marshal.dumps() of every code
      object compiled from those files (made by the tree's own interpreter, so
      the magic number and opcodes match); the corpus grows from run to run,
-     and artifacts of earlier runs are kept (only this run's are reported);
-  5. run every target for --seconds at once, each in its own process, with its
+     and artifacts of earlier runs are kept (this run's crashes are only the
+     artifacts it writes; earlier ones are rerun in step 5);
+  5. regression cases: the artifacts kept from earlier runs of a target
+     (crash-*, leak-*, timeout-* and oom-* in build/libfuzzer-out/<target>/)
+     are run once each by its harness (`build/libfuzzer/<target> -timeout=30
+     -rss_limit_mb=4096 <artifact>...`, libFuzzer's options as in fuzzing),
+     their output in rerun.log there; one that still crashes fails the run;
+  6. run every target for --seconds at once, each in its own process, with its
      dictionary, -seed, crash artifacts in build/libfuzzer-out/<target>/ and
      its output in fuzz-seed<S>.log there (a progress line every 5 minutes);
-  6. report per target: executions, coverage (libFuzzer's cov/ft), corpus size,
-     crashes (artifact paths) and distinct UndefinedBehaviorSanitizer reports.
+  7. report per target: the kept artifacts rerun and those that still crash
+     (with the command that reproduces each), executions, coverage
+     (libFuzzer's cov/ft), corpus size, crashes (artifact paths) and distinct
+     UndefinedBehaviorSanitizer reports.
 
-Exit status 1 when a target crashed, reported undefined behaviour, or stopped
-before its time. A crash's artifact reproduces it:
-build/libfuzzer/<target> <artifact>.
+Exit status 1 when a kept artifact still crashes, or a target crashed, reported
+undefined behaviour, or stopped before its time. A crash's artifact reproduces
+it: build/libfuzzer/<target> <artifact>.
 """
 
 from __future__ import annotations
@@ -44,12 +53,15 @@ from __future__ import annotations
 import argparse
 import os
 import re
+import shlex
 import subprocess
 import sys
+import tempfile
 import textwrap
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Sequence
 
 from tools.build import build, clone_tree
 from tools.common import (ToolError, exits_on_tool_error, rel, require_clang_sanitizer, run,
@@ -108,19 +120,23 @@ class Outcome:
     corpus: int = 0
     crashes: list[Path] = field(default_factory=list)
     ubsan: list[str] = field(default_factory=list)
+    rerun: int = 0  # kept artifacts of earlier runs, rerun before fuzzing
+    still_crashing: list[Path] = field(default_factory=list)  # of those
 
     def failed(self, wanted_seconds: int) -> bool:
         """libFuzzer exits 0 after -max_total_time; anything else is a failure
-        (a sanitizer report at exit writes no artifact)."""
+        (a sanitizer report at exit writes no artifact), and so is a kept
+        artifact that still crashes."""
         stopped_early = self.seconds < wanted_seconds * 0.95
-        return bool(self.crashes or self.ubsan) or self.status != 0 or stopped_early
+        return (bool(self.crashes or self.ubsan or self.still_crashing)
+                or self.status != 0 or stopped_early)
 
 
 def check_clang() -> None:
     require_clang_sanitizer(
         f"fuzzer,{SANITIZERS}", "#include <stddef.h>\n#include <stdint.h>\n"
         "int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n) { return 0; }\n",
-        "libFuzzer")
+        "libFuzzer", args=["-runs=1"], env=fuzz_env())
 
 
 def build_tree(jobs: int) -> None:
@@ -247,7 +263,96 @@ def parse_log(target: str, text: str, seconds: float, status: int) -> Outcome:
     return outcome
 
 
-def run_targets(exes: dict[str, Path], seconds: int, seed: int) -> list[Outcome]:
+ARTIFACTS = ("crash-", "leak-", "timeout-", "oom-")  # what libFuzzer keeps of a failure
+# fuzzing's limits, which make an input a timeout or an out-of-memory
+LIMITS = ["-timeout=30", "-rss_limit_mb=4096"]
+RUNNING_LINE = re.compile(r"^Running: (.*)$", re.M)
+EXECUTED_LINE = re.compile(r"^Executed (.*) in \d+ ms$", re.M)
+
+
+def artifacts(target: str) -> list[Path]:
+    """The artifacts in build/libfuzzer-out/<target>/ (of this run and earlier ones)."""
+    out = FUZZ_OUT / target
+    if not out.is_dir():
+        return []
+    return sorted(p.absolute() for p in out.iterdir()
+                  if p.is_file() and p.name.startswith(ARTIFACTS))
+
+
+def rerun_verdict(inputs: Sequence[Path], text: str, status: int
+                  ) -> tuple[list[Path], list[Path]]:
+    """(passed, crashed): which of inputs one run of a harness on them
+    (`<target> input...`) passed and which it crashed on, from its output and
+    exit status. libFuzzer runs the inputs in order, printing `Running: input`
+    before each and `Executed input in N ms` after, and a crash ends the run.
+    So a run that exits 0 passed what it executed; a failed run passed what it
+    executed and crashed on the one input it began and did not finish; a run
+    of one input crashed on it unless it exited 0 having executed it. Inputs
+    in neither list are undecided (not reached, or the run failed before the
+    first or after the last): they are to be run again."""
+    executed = set(EXECUTED_LINE.findall(text))
+    begun = set(RUNNING_LINE.findall(text))
+    passed = [i for i in inputs if str(i) in executed]
+    if status == 0:
+        if len(inputs) == 1 and not passed:
+            return [], list(inputs)
+        return passed, []
+    if len(inputs) == 1:
+        return [], list(inputs)
+    unfinished = [i for i in inputs if str(i) in begun and str(i) not in executed]
+    if len(unfinished) != 1:
+        return [], []
+    return passed, unfinished
+
+
+def rerun_command(exe: Path, inputs: Sequence[Path], prefix: str) -> list[str]:
+    """The harness run on inputs with fuzzing's limits; what a crash writes goes
+    under prefix (so that the kept artifact is not written anew)."""
+    return [str(exe), *LIMITS, f"-artifact_prefix={prefix}", *map(str, inputs)]
+
+
+def reproduce_command(target: str, artifact: Path) -> str:
+    """The command that reruns an artifact as fuzzing ran it (its environment too)."""
+    return shlex.join([f"ASAN_OPTIONS={ASAN_OPTIONS}", f"UBSAN_OPTIONS={UBSAN_OPTIONS}",
+                       rel(FUZZ_TREE / target), *LIMITS, rel(artifact)])
+
+
+def rerun_artifacts(target: str, exe: Path) -> tuple[int, list[Path]]:
+    """Run the artifacts kept from earlier runs of target once each, as
+    regression cases, with fuzzing's environment and limits: all of them in
+    one run of the harness, and again those it did not decide (the ones after
+    a crash together, each alone when a run decided none). Returns how many
+    were rerun and those that still crash; the output is in rerun.log."""
+    kept = artifacts(target)
+    if not kept:
+        return 0, []
+    log = FUZZ_OUT / target / "rerun.log"
+    say(f"libFuzzer: rerunning {len(kept)} kept artifacts of {target} (log: {rel(log)})")
+    crashed: list[Path] = []
+    batches = [kept]
+    with open(log, "w", encoding="utf-8", errors="replace") as fh, \
+            tempfile.TemporaryDirectory() as tmp:
+        while batches:
+            batch = batches.pop(0)
+            cmd = rerun_command(exe, batch, f"{tmp}/")
+            fh.write(f"$ {shlex.join(cmd)}\n")
+            proc = subprocess.run(cmd, cwd=tmp, env=fuzz_env(), stdin=subprocess.DEVNULL,
+                                  stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                  text=True, errors="replace")
+            fh.write(f"{proc.stdout}(exit {proc.returncode})\n")
+            fh.flush()
+            passed, failed = rerun_verdict(batch, proc.stdout, proc.returncode)
+            crashed += failed
+            rest = [i for i in batch if i not in passed and i not in failed]
+            if rest:
+                batches[:0] = [rest] if passed or failed else [[i] for i in rest]
+    for path in crashed:
+        say(f"libFuzzer: {target}: {rel(path)} still crashes")
+    return len(kept), sorted(crashed)
+
+
+def run_targets(exes: dict[str, Path], seconds: int, seed: int,
+                reruns: dict[str, tuple[int, list[Path]]] | None = None) -> list[Outcome]:
     procs = {}
     wall_start = time.time()
     started: dict[str, float] = {}
@@ -295,10 +400,8 @@ def run_targets(exes: dict[str, Path], seconds: int, seed: int) -> list[Outcome]
         text = log.read_text(encoding="utf-8", errors="replace")
         elapsed = ended.get(target, time.monotonic()) - started[target]
         outcome = parse_log(target, text, elapsed, status)
-        outcome.crashes = sorted(
-            p for p in (FUZZ_OUT / target).iterdir()
-            if p.name.startswith(("crash-", "leak-", "timeout-", "oom-"))
-            and p.stat().st_mtime >= wall_start)
+        outcome.crashes = [p for p in artifacts(target) if p.stat().st_mtime >= wall_start]
+        outcome.rerun, outcome.still_crashing = (reruns or {}).get(target, (0, []))
         outcomes.append(outcome)
     return outcomes
 
@@ -312,7 +415,10 @@ def report(outcomes: list[Outcome], seconds: int, seed: int) -> bool:
         print(f"{o.target}: {'FAILED' if failed else 'ok'}: {execs} executions in "
               f"{o.seconds:.0f} s (seed {seed}), {o.coverage}, corpus {o.corpus}, "
               f"{len(o.crashes)} crashes, {len(o.ubsan)} undefined-behaviour reports, "
-              f"exit {o.status}")
+              f"exit {o.status}; {o.rerun} kept artifacts of earlier runs rerun, "
+              f"{len(o.still_crashing)} of them still crash")
+        for path in o.still_crashing:
+            print(f"  still crashes: {rel(path)} (reproduce: {reproduce_command(o.target, path)})")
         for path in o.crashes:
             print(f"  crash: {rel(path)} (reproduce: {rel(FUZZ_TREE / o.target)} {rel(path)})")
         for line in o.ubsan:
@@ -342,7 +448,8 @@ def main(argv: list[str] | None = None) -> int:
     elif not (FUZZ_TREE / "python").exists():
         raise ToolError(f"{rel(FUZZ_TREE)} is not built: run without --no-build")
     exes = {target: link_target(target) for target in targets}
-    outcomes = run_targets(exes, args.seconds, args.seed)
+    reruns = {target: rerun_artifacts(target, exe) for target, exe in exes.items()}
+    outcomes = run_targets(exes, args.seconds, args.seed, reruns)
     return 0 if report(outcomes, args.seconds, args.seed) else 1
 
 

@@ -5,7 +5,8 @@
 Steps, each announced with a line starting with ==>:
 
   1. check that clang can link a ThreadSanitizer program (Debian: apt-get
-     install clang libclang-rt-14-dev); a missing runtime is an error;
+     install clang libclang-rt-14-dev) and that the program runs (the
+     runtime can fail at start on some kernels); either failing is an error;
   2. build/tsan: a clone of build/cpython configured with clang,
      --with-thread-sanitizer and --disable-gil (tools.build, logs in
      build/logs/tsan-*.log);
@@ -22,9 +23,13 @@ Steps, each announced with a line starting with ==>:
      (Tools/tsan/suppressions_free_threading.txt, as its CI uses it) does not
      cover. A report is named by its kind and, for its two accesses, the
      function and the text of the source line (line numbers differ between
-     the trees; see report_key()); one that the baseline gives too is upstream's (3.13 reads and replaces __defaults__,
-     __kwdefaults__ and __code__ without synchronization: a setter can free
-     what a call is reading) and is listed as such; any other fails the run.
+     the trees; see report_key()); a report without accesses (a thread leak,
+     a lock-order inversion, ...) by its kind and the function and source
+     text of its first stack's first frame past the runtime's interceptors.
+     One that the baseline gives too is upstream's (3.13 reads and replaces
+     __defaults__, __kwdefaults__ and __code__ without synchronization: a
+     setter can free what a call is reading) and is listed as such; any
+     other fails the run.
      The reports are in build/tsan-out/<step>.<pid>.
 
 The workload's wrong results are judged the same way: 3.13's unsynchronized
@@ -45,6 +50,7 @@ import sys
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 from tools.build import build, clone_tree
 from tools.common import (ToolError, exits_on_tool_error, rel, require_clang_sanitizer,
@@ -69,6 +75,17 @@ FRAME = re.compile(r"#\d+ (\S+)(?: (/\S+?):(\d+)(?::\d+)?)?")
 # Frames that say where memory was touched but not by what: the first frame
 # of a stack that is not one of these names it.
 HELPER = re.compile(r"^(mem\w+|_Py_atomic_\w+|_DK_ENTRIES|__tsan\w*)$")
+# The first stack of a report (a thread leak's creation, a mutex's locking,
+# a signal handler's call): its first "#0" frame and the frames after it.
+FIRST_STACK = re.compile(r"^[ \t]+#0 .*(?:\n[ \t]+#\d+ .*)*", re.M)
+# What ThreadSanitizer's runtime intercepts (pthread_create, pthread_mutex_lock,
+# malloc, a signal-unsafe call) says what happened but not where: a report
+# without accesses is named by the first frame of its first stack past these.
+INTERCEPTOR = re.compile(r"^(pthread_\w+|malloc|calloc|realloc|free|__interceptor_\w+"
+                         r"|operator|sem_\w+|usleep|nanosleep|sleep|write|read)$")
+RUNTIME_PATH = re.compile(r"/compiler-rt/|/sanitizer_common/")
+# a location in a summary: path:line[:col] or (module+0xoffset)
+LOCATION = re.compile(r"\S+:\d+(?::\d+)?|\(\S+\+0x[0-9a-fA-F]+\)")
 
 
 def check_clang() -> None:
@@ -93,6 +110,24 @@ def source_line(path: str, line: str) -> str:
         return ""
 
 
+def frame_name(frames: list[tuple[str, str, str]], skip: Callable[[str, str], bool]) -> str:
+    """The first of frames (function, path, line) that skip(function, path)
+    does not pass over, else the first: its function and the text of its
+    source line (`func `text``), or only the function when the source is not
+    at hand."""
+    func, path, line = next((f for f in frames if not skip(f[0], f[1])), frames[0])
+    text = source_line(path, line) if path else ""
+    return f"{func} `{text}`" if text else func
+
+
+def is_helper(func: str, path: str) -> bool:
+    return bool(HELPER.match(func))
+
+
+def is_runtime(func: str, path: str) -> bool:
+    return bool(HELPER.match(func) or INTERCEPTOR.match(func) or RUNTIME_PATH.search(path))
+
+
 def report_key(kind: str, body: str, summary: str) -> str:
     """A report's name: its kind and, for each of its two accesses, the first
     function of the stack past memcpy and atomic helpers with the text of
@@ -100,15 +135,25 @@ def report_key(kind: str, body: str, summary: str) -> str:
     `Py_XSETREF(...)` / initialize_locals `PyObject *def = ...``). The text,
     not the line number, so that the same statement has the same name in both
     trees, and a statement that the series added or changed has a name of its
-    own. A report without such stacks is named by its summary."""
+    own.
+
+    A report without accesses (a thread leak, a lock-order inversion, a
+    signal-unsafe call, an unlock of an unlocked mutex) is named the same way
+    by the first frame of its first stack that is not in the runtime (past
+    pthread_create, pthread_mutex_lock, malloc and the like): `thread leak:
+    do_start_joinable_thread `status = pthread_create(&th,``. Its summary
+    names a path and a line, which differ between the trees: a report without
+    any stack is named by its summary without them."""
     tops = []
     for stack in ACCESS.findall(body)[:2]:
-        frames = FRAME.findall(stack)
-        func, path, line = next((f for f in frames if not HELPER.match(f[0])), frames[0])
-        text = source_line(path, line) if path else ""
-        tops.append(f"{func} `{text}`" if text else func)
+        tops.append(frame_name(FRAME.findall(stack), is_helper))
     if not tops:
-        tops = [summary]
+        first = FIRST_STACK.search(body)
+        frames = FRAME.findall(first.group()) if first else []
+        if frames:
+            tops = [frame_name(frames, is_runtime)]
+        else:
+            tops = [" ".join(LOCATION.sub(" ", summary).split())]
     return f"{kind}: {' / '.join(sorted(tops))}"
 
 
