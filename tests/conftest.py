@@ -9,6 +9,7 @@ import sys
 import tarfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 import pytest
 
@@ -62,3 +63,18 @@ def upstream(tmp_path: Path) -> Upstream:
         tf.add(src, arcname="Fake-1.0")
     sha = hashlib.sha256(tarball.read_bytes()).hexdigest()
     return Upstream(tarball, sha, "Fake-1.0")
+
+
+@pytest.fixture
+def fake_clang(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Callable[[str], Path]:
+    """Install `clang` and `clang++` running a given sh script first on PATH; the
+    fixture's value installs them and returns their folder."""
+    def install(script: str) -> Path:
+        bin_dir = tmp_path / "bin"
+        bin_dir.mkdir(exist_ok=True)
+        for name in ("clang", "clang++"):
+            (bin_dir / name).write_text(script)
+            (bin_dir / name).chmod(0o755)
+        monkeypatch.setenv("PATH", f"{bin_dir}:{os.environ['PATH']}")
+        return bin_dir
+    return install

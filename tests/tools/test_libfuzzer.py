@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
+from typing import Callable
 
 import pytest
 
@@ -161,14 +161,8 @@ chmod +x "$out"
 """
 
 
-def test_the_libfuzzer_probe_runs_once(tmp_path: Path,
-                                        monkeypatch: pytest.MonkeyPatch) -> None:
-    bin_dir = tmp_path / "bin"
-    bin_dir.mkdir()
-    for name in ("clang", "clang++"):
-        (bin_dir / name).write_text(FAKE_CLANG)
-        (bin_dir / name).chmod(0o755)
-    monkeypatch.setenv("PATH", f"{bin_dir}:{os.environ['PATH']}")
+def test_the_libfuzzer_probe_runs_once(fake_clang: Callable[[str], Path]) -> None:
+    bin_dir = fake_clang(FAKE_CLANG)
     libfuzzer.check_clang()
     assert (bin_dir / "clang.args").read_text().split() == ["-runs=1"]
     with pytest.raises(ToolError, match=r"\(probe\) exited 1"):

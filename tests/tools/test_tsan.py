@@ -3,10 +3,9 @@ and the driver reads ThreadSanitizer's summary lines."""
 
 from __future__ import annotations
 
-import os
 import threading
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import pytest
 
@@ -188,13 +187,8 @@ chmod +x "$out"
 
 
 def test_a_sanitizer_runtime_that_fails_at_start_is_an_error(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    bin_dir = tmp_path / "bin"
-    bin_dir.mkdir()
-    for name in ("clang", "clang++"):
-        (bin_dir / name).write_text(FAILING_CLANG)
-        (bin_dir / name).chmod(0o755)
-    monkeypatch.setenv("PATH", f"{bin_dir}:{os.environ['PATH']}")
+        fake_clang: Callable[[str], Path]) -> None:
+    fake_clang(FAILING_CLANG)
     with pytest.raises(ToolError) as error:
         tsan.check_clang()
     message = str(error.value)
