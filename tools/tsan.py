@@ -38,7 +38,9 @@ and fail with "missing 1 required keyword-only argument", with or without the
 series; what the baseline's twin also gets is upstream's.
 
 Exit status 1 when a step does not run to its end, or the patched tree gives a
-wrong result or a ThreadSanitizer report that the baseline does not.
+wrong result or a ThreadSanitizer report that the baseline does not. The
+baseline killed by a signal is listed as upstream's crash and does not fail the
+run by itself: it leaves fewer of upstream's reports to judge the series' by.
 """
 
 from __future__ import annotations
@@ -238,8 +240,13 @@ def main(argv: list[str] | None = None) -> int:
         # program says is read from its output.
         finished = FINISHED[step.removeprefix("baseline-")] in result.output
         good = result.status in (0, TSAN_EXIT) and finished and not ours and not ours_wrong
-        ok &= good
-        print(f"{step}: {'ok' if good else 'FAILED'}: exit {result.status}, "
+        # The unpatched interpreter killed by a signal is upstream's crash (see
+        # above): said, not a failure of ours; its reports until then still
+        # judge ours, and what it did not live to give counts as ours.
+        upstream_crash = tree == BASELINE_TREE and result.status < 0
+        ok &= good or upstream_crash
+        verdict = "ok" if good else "CRASHED (upstream)" if upstream_crash else "FAILED"
+        print(f"{step}: {verdict}: exit {result.status}, "
               f"{len(result.reports)} ThreadSanitizer reports outside the suppressions, "
               f"{len(ours)} of them not given by the baseline; {len(result.wrong())} kinds "
               f"of wrong result, {len(ours_wrong)} of them not given by the baseline")

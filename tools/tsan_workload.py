@@ -22,6 +22,7 @@ summary line counts calls, assignments and wrong results.
 
 import argparse
 import collections
+import faulthandler
 import os
 import random
 import sys
@@ -242,6 +243,7 @@ def main(argv=None):
     ap.add_argument("--idiom", action="store_true",
                     help="the None-idiom functions (for an interpreter without `=>`)")
     args = ap.parse_args(argv)
+    faulthandler.enable()   # a crash shows every thread's Python stack
     work = Workload(args.seed, IDIOM_SOURCE if args.idiom else SOURCE)
     threads = [threading.Thread(target=work.caller, args=(i,)) for i in range(args.threads)]
     threads += [threading.Thread(target=work.mutator, args=(i,))

@@ -283,6 +283,25 @@ def test_main_fails_when_a_step_does_not_finish(
     assert tsan.main(["--no-build"]) == 1
 
 
+def test_main_lists_a_crash_of_the_baseline_as_upstreams(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    steps = steps_giving(workload=[UPSTREAM])
+    steps["baseline-workload"] = tsan.Step(-11, "", [UPSTREAM])
+    fake_main(tmp_path, monkeypatch, steps)
+    assert tsan.main(["--no-build"]) == 0
+    out = capsys.readouterr().out
+    assert "baseline-workload: CRASHED (upstream): exit -11" in out
+    assert "workload: ok" in out
+    # what the baseline did not live to report is taken as ours
+    steps["workload"] = tsan.Step(tsan.TSAN_EXIT, FINISHED_OUTPUT["workload"], [OURS])
+    assert tsan.main(["--no-build"]) == 1
+    # and a baseline that fails otherwise fails the run
+    steps["workload"] = steps_giving()["workload"]
+    steps["baseline-workload"] = tsan.Step(1, "Traceback (most recent call last):\n", [])
+    assert tsan.main(["--no-build"]) == 1
+
+
 def test_main_builds_both_trees_unless_told_not_to(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
         capsys: pytest.CaptureFixture[str]) -> None:
