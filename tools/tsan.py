@@ -97,7 +97,9 @@ def check_clang() -> None:
 def tsan_env(step: str, tree: Path = TSAN_TREE) -> dict[str, str]:
     suppressions = tree / "Tools" / "tsan" / "suppressions_free_threading.txt"
     options = (f"suppressions={suppressions} log_path={TSAN_OUT / step} "
-               "handle_segv=0 halt_on_error=0 second_deadlock_stack=1 "
+               # a crash's native stack in the report file (faulthandler,
+               # which the workload enables, prints the Python stacks first)
+               "handle_segv=1 halt_on_error=0 second_deadlock_stack=1 "
                # every race on an address, not only its first: one field
                # raced on by upstream code must not hide a race of ours on it
                "suppress_equal_addresses=0")
