@@ -149,7 +149,7 @@ fuzz-grammar: build ## grammar fuzzing, FUZZ_SECONDS per mode: => injected into 
 		$(VENV_PYTHON) -m tools.fuzz_grammar $$mode --seed $(FUZZ_SEED) --cases 0 \
 			--seconds $(FUZZ_SECONDS) || status=1; done; exit $$status
 
-libfuzzer: tree ## CPython's fuzz_pycompile and our fuzz_marshal_code under libFuzzer + ASan + UBSan (clang), LIBFUZZER_SECONDS each -> build/libfuzzer-out/
+libfuzzer: tree baseline ## CPython's fuzz_pycompile and our fuzz_marshal_code under libFuzzer + ASan + UBSan (clang), LIBFUZZER_SECONDS each -> build/libfuzzer-out/
 	@$(TOOL).libfuzzer --jobs $(JOBS) --seconds $(LIBFUZZER_SECONDS) --seed $(FUZZ_SEED)
 
 tsan: tree ## free-threaded ThreadSanitizer builds (clang) of the tree and of the baseline: test_late_bound_defaults, then TSAN_SECONDS of threads calling late defaults while others reassign them, beside the baseline's None-idiom twin

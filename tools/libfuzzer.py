@@ -33,19 +33,31 @@ Steps, each announced with a line starting with ==>:
   5. regression cases: the artifacts kept from earlier runs of a target
      (crash-*, leak-*, timeout-* and oom-* in build/libfuzzer-out/<target>/)
      are run once each by its harness (`build/libfuzzer/<target> -timeout=30
-     -rss_limit_mb=4096 <artifact>...`, libFuzzer's options as in fuzzing),
-     their output in rerun.log there; one that still crashes fails the run;
+     -rss_limit_mb=4096 <artifact>`, libFuzzer's options as in fuzzing), their
+     output in rerun.log there;
   6. run every target for --seconds at once, each in its own process, with its
      dictionary, -seed, crash artifacts in build/libfuzzer-out/<target>/ and
-     its output in fuzz-seed<S>.log there (a progress line every 5 minutes);
-  7. report per target: the kept artifacts rerun and those that still crash
+     its output in fuzz-seed<S>.log there (a progress line every 5 minutes).
+     libFuzzer runs in fork mode (-fork=1 -ignore_crashes=1): the fuzzing is
+     done by one child process at a time, and a crash ends the child, not the
+     run, so that an upstream fault found early does not end a long run;
+  7. the oracle for each crash, new or kept: the unpatched interpreter
+     (build/baseline/python, `make baseline`) reads the artifact as the harness
+     does, in Python (BASELINE_READS). If it is killed by a signal, or gets no
+     result within the harness's 30 seconds, the fault is upstream's: the
+     artifact is moved to build/libfuzzer-out/<target>/upstream/ and listed,
+     and it does not fail the run. Any other is ours. The baseline has no
+     sanitizers, so a fault that ASan sees and the baseline survives is ours
+     until someone reads it: the classification errs towards failing;
+  8. report per target: the kept artifacts rerun and those that still crash
      (with the command that reproduces each), executions, coverage
-     (libFuzzer's cov/ft), corpus size, crashes (artifact paths) and distinct
-     UndefinedBehaviorSanitizer reports.
+     (libFuzzer's cov/ft), corpus size, crashes (artifact paths), the upstream
+     ones set aside, and distinct UndefinedBehaviorSanitizer reports.
 
-Exit status 1 when a kept artifact still crashes, or a target crashed, reported
-undefined behaviour, or stopped before its time. A crash's artifact reproduces
-it: build/libfuzzer/<target> <artifact>.
+Exit status 1 when a crash is ours (a kept artifact that still crashes or a
+new one), when UndefinedBehaviorSanitizer reported without any crash to account
+for it, or when a target stopped before its time. A crash's artifact
+reproduces it: build/libfuzzer/<target> <artifact>.
 """
 
 from __future__ import annotations
@@ -53,7 +65,9 @@ from __future__ import annotations
 import argparse
 import os
 import re
+import resource
 import shlex
+import signal
 import subprocess
 import sys
 import tempfile
@@ -66,7 +80,7 @@ from typing import Sequence
 from tools.build import build, clone_tree
 from tools.common import (ToolError, exits_on_tool_error, rel, require_clang_sanitizer, run,
                           say, scrubbed_env)
-from tools.paths import BUILD, TREE
+from tools.paths import BASELINE_PYTHON, BUILD, TREE
 
 FUZZ_TREE = BUILD / "libfuzzer"
 FUZZ_OUT = BUILD / "libfuzzer-out"
@@ -118,17 +132,21 @@ class Outcome:
     executions: int | None = None
     coverage: str = "?"
     corpus: int = 0
-    crashes: list[Path] = field(default_factory=list)
+    crashes: list[Path] = field(default_factory=list)  # ours: new artifacts
     ubsan: list[str] = field(default_factory=list)
     rerun: int = 0  # kept artifacts of earlier runs, rerun before fuzzing
-    still_crashing: list[Path] = field(default_factory=list)  # of those
+    still_crashing: list[Path] = field(default_factory=list)  # of those, ours
+    # set aside as upstream's: (where the artifact now is, what the baseline did)
+    upstream: list[tuple[Path, str]] = field(default_factory=list)
 
     def failed(self, wanted_seconds: int) -> bool:
-        """libFuzzer exits 0 after -max_total_time; anything else is a failure
-        (a sanitizer report at exit writes no artifact), and so is a kept
-        artifact that still crashes."""
+        """libFuzzer exits 0 after -max_total_time; anything else is a failure,
+        and so is a crash of ours. In fork mode a sanitizer report halts a
+        child, which writes an artifact: a report that no crash accounts for
+        (one at exit writes none) is a failure too."""
         stopped_early = self.seconds < wanted_seconds * 0.95
-        return (bool(self.crashes or self.ubsan or self.still_crashing)
+        unaccounted_ubsan = bool(self.ubsan) and not (self.crashes or self.upstream)
+        return (bool(self.crashes or self.still_crashing) or unaccounted_ubsan
                 or self.status != 0 or stopped_early)
 
 
@@ -240,8 +258,13 @@ def dictionary(target: str) -> list[str]:
 
 
 PROGRESS_EVERY = 300  # seconds between progress lines of a long run
+# One child process fuzzes at a time; a crash, a timeout or an out-of-memory
+# ends the child (which writes its artifact), and the next one goes on.
+FORK = ["-fork=1", "-ignore_crashes=1", "-ignore_timeouts=1", "-ignore_ooms=1"]
 UBSAN_LINE = re.compile(r"^(\S+:\d+:\d+: runtime error: .*)$", re.M)
-STATUS_LINE = re.compile(r"^#(\d+)\s+\S+\s+cov: (\d+) ft: (\d+) corp: (\d+)", re.M)
+# `#52313\tNEW    cov: 1702 ft: 3001 corp: 77/19Kb ...` in a plain run;
+# `#6624: cov: 46531 ft: 43119 corp: 1367 exec/s 131 ...` from fork mode's parent
+STATUS_LINE = re.compile(r"^#(\d+)(?::|\s+\S+)\s+cov: (\d+) ft: (\d+) corp: (\d+)", re.M)
 DONE_LINE = re.compile(r"^Done (\d+) runs in (\d+) second", re.M)
 
 
@@ -266,8 +289,6 @@ def parse_log(target: str, text: str, seconds: float, status: int) -> Outcome:
 ARTIFACTS = ("crash-", "leak-", "timeout-", "oom-")  # what libFuzzer keeps of a failure
 # fuzzing's limits, which make an input a timeout or an out-of-memory
 LIMITS = ["-timeout=30", "-rss_limit_mb=4096"]
-RUNNING_LINE = re.compile(r"^Running: (.*)$", re.M)
-EXECUTED_LINE = re.compile(r"^Executed (.*) in \d+ ms$", re.M)
 
 
 def artifacts(target: str) -> list[Path]:
@@ -277,32 +298,6 @@ def artifacts(target: str) -> list[Path]:
         return []
     return sorted(p.absolute() for p in out.iterdir()
                   if p.is_file() and p.name.startswith(ARTIFACTS))
-
-
-def rerun_verdict(inputs: Sequence[Path], text: str, status: int
-                  ) -> tuple[list[Path], list[Path]]:
-    """(passed, crashed): which of inputs one run of a harness on them
-    (`<target> input...`) passed and which it crashed on, from its output and
-    exit status. libFuzzer runs the inputs in order, printing `Running: input`
-    before each and `Executed input in N ms` after, and a crash ends the run.
-    So a run that exits 0 passed what it executed; a failed run passed what it
-    executed and crashed on the one input it began and did not finish; a run
-    of one input crashed on it unless it exited 0 having executed it. Inputs
-    in neither list are undecided (not reached, or the run failed before the
-    first or after the last): they are to be run again."""
-    executed = set(EXECUTED_LINE.findall(text))
-    begun = set(RUNNING_LINE.findall(text))
-    passed = [i for i in inputs if str(i) in executed]
-    if status == 0:
-        if len(inputs) == 1 and not passed:
-            return [], list(inputs)
-        return passed, []
-    if len(inputs) == 1:
-        return [], list(inputs)
-    unfinished = [i for i in inputs if str(i) in begun and str(i) not in executed]
-    if len(unfinished) != 1:
-        return [], []
-    return passed, unfinished
 
 
 def rerun_command(exe: Path, inputs: Sequence[Path], prefix: str) -> list[str]:
@@ -319,9 +314,7 @@ def reproduce_command(target: str, artifact: Path) -> str:
 
 def rerun_artifacts(target: str, exe: Path) -> tuple[int, list[Path]]:
     """Run the artifacts kept from earlier runs of target once each, as
-    regression cases, with fuzzing's environment and limits: all of them in
-    one run of the harness, and again those it did not decide (the ones after
-    a crash together, each alone when a run decided none). Returns how many
+    regression cases, with fuzzing's environment and limits. Returns how many
     were rerun and those that still crash; the output is in rerun.log."""
     kept = artifacts(target)
     if not kept:
@@ -329,26 +322,109 @@ def rerun_artifacts(target: str, exe: Path) -> tuple[int, list[Path]]:
     log = FUZZ_OUT / target / "rerun.log"
     say(f"libFuzzer: rerunning {len(kept)} kept artifacts of {target} (log: {rel(log)})")
     crashed: list[Path] = []
-    batches = [kept]
     with open(log, "w", encoding="utf-8", errors="replace") as fh, \
             tempfile.TemporaryDirectory() as tmp:
-        while batches:
-            batch = batches.pop(0)
-            cmd = rerun_command(exe, batch, f"{tmp}/")
+        for path in kept:
+            cmd = rerun_command(exe, [path], f"{tmp}/")
             fh.write(f"$ {shlex.join(cmd)}\n")
             proc = subprocess.run(cmd, cwd=tmp, env=fuzz_env(), stdin=subprocess.DEVNULL,
                                   stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                   text=True, errors="replace")
             fh.write(f"{proc.stdout}(exit {proc.returncode})\n")
-            fh.flush()
-            passed, failed = rerun_verdict(batch, proc.stdout, proc.returncode)
-            crashed += failed
-            rest = [i for i in batch if i not in passed and i not in failed]
-            if rest:
-                batches[:0] = [rest] if passed or failed else [[i] for i in rest]
-    for path in crashed:
-        say(f"libFuzzer: {target}: {rel(path)} still crashes")
-    return len(kept), sorted(crashed)
+            if proc.returncode != 0:
+                say(f"libFuzzer: {target}: {rel(path)} still crashes")
+                crashed.append(path)
+    return len(kept), crashed
+
+
+# What each harness does with its input, in Python, for the unpatched
+# interpreter (build/baseline/python). os.abort() stands where the harness
+# aborts. A baseline killed by a signal on an artifact shows the fault to be
+# upstream's.
+BASELINE_READS = {
+    "fuzz_pycompile": r"""
+import os, sys
+data = open(sys.argv[1], "rb").read()
+if 2 <= len(data) <= 16383:
+    mode = ("eval", "single", "exec")[data[0] % 3]
+    optimize = (-1, 0, 1, 2)[data[1] % 4]
+    source = data[2:].split(b"\0", 1)[0]  # the harness compiles a C string
+    try:
+        compile(source, "<fuzz input>", mode, optimize=optimize, dont_inherit=True)
+    except SystemError:
+        os.abort()
+    except Exception:
+        pass
+""",
+    "fuzz_marshal_code": r"""
+import marshal, os, sys, types
+data = open(sys.argv[1], "rb").read()
+try:
+    obj = marshal.loads(data) if len(data) <= 0x10000 else None
+except Exception:
+    obj = None
+if isinstance(obj, types.CodeType):
+    try:
+        try:
+            obj.replace()
+        except ValueError:
+            pass
+        obj.co_code
+        marshal.dumps(obj)
+    except MemoryError:
+        pass
+    except Exception:
+        os.abort()
+""",
+}
+BASELINE_TIMEOUT = 30  # fuzzing's -timeout
+BASELINE_MEMORY = 4096 << 20  # fuzzing's -rss_limit_mb, as an address-space limit
+
+
+def baseline_fault(target: str, artifact: Path) -> str | None:
+    """What the unpatched interpreter does wrong on artifact, read as target's
+    harness reads it: killed by a signal, or no result in fuzzing's time
+    limit; None when it reads it and exits."""
+    def limit_memory() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (BASELINE_MEMORY, BASELINE_MEMORY))
+
+    cmd = [str(BASELINE_PYTHON), "-c", BASELINE_READS[target], str(artifact)]
+    try:
+        proc = subprocess.run(cmd, env=scrubbed_env({}), stdin=subprocess.DEVNULL,
+                              capture_output=True, timeout=BASELINE_TIMEOUT,
+                              preexec_fn=limit_memory)
+    except subprocess.TimeoutExpired:
+        return f"no result in {BASELINE_TIMEOUT} s"
+    if proc.returncode < 0:
+        return f"killed by {signal.Signals(-proc.returncode).name}"
+    return None
+
+
+def set_aside_upstream(target: str, crashes: Sequence[Path]
+                       ) -> tuple[list[Path], list[tuple[Path, str]]]:
+    """(ours, upstream's) of crashes, by the baseline's oracle. Upstream's
+    artifacts are moved to build/libfuzzer-out/<target>/upstream/, so that
+    the next runs do not rerun them as regression cases of ours."""
+    ours: list[Path] = []
+    upstream: list[tuple[Path, str]] = []
+    for path in crashes:
+        fault = baseline_fault(target, path)
+        if fault is None:
+            ours.append(path)
+            continue
+        moved = path.parent / "upstream" / path.name
+        moved.parent.mkdir(exist_ok=True)
+        path.replace(moved)
+        say(f"libFuzzer: {target}: {rel(path)} is upstream's "
+            f"({rel(BASELINE_PYTHON)}: {fault}): moved to {rel(moved)}")
+        upstream.append((moved, fault))
+    return ours, upstream
+
+
+def require_baseline() -> None:
+    if not BASELINE_PYTHON.exists():
+        raise ToolError(f"{rel(BASELINE_PYTHON)} is not built, and the crashes are "
+                        "classified by it: run `make baseline` first")
 
 
 def run_targets(exes: dict[str, Path], seconds: int, seed: int,
@@ -361,7 +437,8 @@ def run_targets(exes: dict[str, Path], seconds: int, seed: int,
         started[target] = time.monotonic()
         out = FUZZ_OUT / target
         log = out / f"fuzz-seed{seed}.log"
-        cmd = [exe, *dictionary(target), f"-seed={seed}", f"-max_total_time={seconds}",
+        cmd = [exe, *FORK, *dictionary(target), f"-seed={seed}",
+               f"-max_total_time={seconds}",
                f"-max_len={MAX_LEN[target]}",
                f"-artifact_prefix={out}/", "-print_final_stats=1", "-timeout=30",
                "-rss_limit_mb=4096", corpus]
@@ -400,8 +477,12 @@ def run_targets(exes: dict[str, Path], seconds: int, seed: int,
         text = log.read_text(encoding="utf-8", errors="replace")
         elapsed = ended.get(target, time.monotonic()) - started[target]
         outcome = parse_log(target, text, elapsed, status)
-        outcome.crashes = [p for p in artifacts(target) if p.stat().st_mtime >= wall_start]
-        outcome.rerun, outcome.still_crashing = (reruns or {}).get(target, (0, []))
+        new = [p for p in artifacts(target) if p.stat().st_mtime >= wall_start]
+        rerun, still_crashing = (reruns or {}).get(target, (0, []))
+        outcome.rerun = rerun
+        outcome.still_crashing, upstream = set_aside_upstream(target, still_crashing)
+        outcome.crashes, upstream_new = set_aside_upstream(target, new)
+        outcome.upstream = upstream + upstream_new
         outcomes.append(outcome)
     return outcomes
 
@@ -416,11 +497,14 @@ def report(outcomes: list[Outcome], seconds: int, seed: int) -> bool:
               f"{o.seconds:.0f} s (seed {seed}), {o.coverage}, corpus {o.corpus}, "
               f"{len(o.crashes)} crashes, {len(o.ubsan)} undefined-behaviour reports, "
               f"exit {o.status}; {o.rerun} kept artifacts of earlier runs rerun, "
-              f"{len(o.still_crashing)} of them still crash")
+              f"{len(o.still_crashing)} of them still crash; {len(o.upstream)} crashes "
+              f"set aside as upstream's")
         for path in o.still_crashing:
             print(f"  still crashes: {rel(path)} (reproduce: {reproduce_command(o.target, path)})")
         for path in o.crashes:
             print(f"  crash: {rel(path)} (reproduce: {rel(FUZZ_TREE / o.target)} {rel(path)})")
+        for path, fault in o.upstream:
+            print(f"  upstream's: {rel(path)} ({rel(BASELINE_PYTHON)}: {fault})")
         for line in o.ubsan:
             print(f"  ubsan: {line}")
     return ok
@@ -443,6 +527,7 @@ def main(argv: list[str] | None = None) -> int:
     if unknown:
         ap.error(f"unknown targets {', '.join(unknown)}: choose from {', '.join(TARGETS)}")
     check_clang()
+    require_baseline()
     if not args.no_build:
         build_tree(args.jobs)
     elif not (FUZZ_TREE / "python").exists():

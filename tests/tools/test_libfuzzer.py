@@ -9,7 +9,7 @@ import pytest
 
 from tools import libfuzzer
 from tools.common import ToolError, require_clang_sanitizer
-from tools.libfuzzer import parse_log, rerun_verdict
+from tools.libfuzzer import parse_log
 
 # The shape of libFuzzer's output (LLVM 14), cut down.
 RUN = """\
@@ -47,6 +47,79 @@ def test_a_clean_full_run_passes_and_an_early_stop_fails() -> None:
     assert parse_log("fuzz_pycompile", early, 13.0, 1).failed(60)
 
 
+# What the parent prints in fork mode (LLVM 14): a status line per job, and of a
+# job that crashed its sanitizer's error lines.
+FORK_RUN = """\
+INFO: -fork=1: fuzzing in separate process(s)
+INFO: -fork=1: 1365 seed inputs, starting to fuzz in /tmp/libFuzzerTemp.FuzzWithFork1.dir
+#306: cov: 43117 ft: 43117 corp: 1365 exec/s 153 oom/timeout/crash: 0/0/0 time: 45s job: 1 dft_time: 0
+==77==ERROR: AddressSanitizer: SEGV on unknown address 0x000000000018
+Python/marshal.c:1208:17: runtime error: member access within null pointer of type 'PyObject'
+#6624: cov: 46531 ft: 43119 corp: 1367 exec/s 131 oom/timeout/crash: 0/0/1 time: 3601s job: 80 dft_time: 0
+INFO: fuzzed for 3601 seconds, wrapping up soon
+INFO: exiting: 0 time: 3601s
+"""
+
+
+def test_fork_mode_counts_and_a_crash_that_is_upstreams() -> None:
+    outcome = parse_log("fuzz_marshal_code", FORK_RUN, 3602.0, 0)
+    assert (outcome.executions, outcome.coverage, outcome.corpus) == (
+        6624, "cov 46531, ft 43119", 1367)
+    assert outcome.ubsan == ["Python/marshal.c:1208:17: runtime error: member access "
+                             "within null pointer of type 'PyObject'"]
+    assert outcome.failed(3600)  # a report that no crash accounts for
+    outcome.upstream = [(Path("upstream/crash-1"), "killed by SIGSEGV")]
+    assert not outcome.failed(3600)
+    outcome.crashes = [Path("crash-2")]
+    assert outcome.failed(3600)
+
+
+FAKE_BASELINE = """\
+#!/bin/sh
+# python -c SCRIPT ARTIFACT: killed by SIGSEGV on an artifact that says BOOM,
+# sleeps on one that says SLOW
+grep -q BOOM "$3" && kill -SEGV $$
+grep -q SLOW "$3" && sleep 5
+exit 0
+"""
+
+
+def test_crashes_the_baseline_shares_are_set_aside_as_upstreams(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    baseline = tmp_path / "python"
+    baseline.write_text(FAKE_BASELINE)
+    baseline.chmod(0o755)
+    monkeypatch.setattr(libfuzzer, "BASELINE_PYTHON", baseline)
+    monkeypatch.setattr(libfuzzer, "BASELINE_TIMEOUT", 1)
+    out = tmp_path / "fuzz_marshal_code"
+    out.mkdir()
+    for name, text in [("crash-a", "BOOM"), ("crash-b", "fine"), ("timeout-c", "SLOW")]:
+        (out / name).write_text(text)
+    ours, upstream = libfuzzer.set_aside_upstream(
+        "fuzz_marshal_code", [out / "crash-a", out / "crash-b", out / "timeout-c"])
+    assert ours == [out / "crash-b"]
+    assert upstream == [(out / "upstream" / "crash-a", "killed by SIGSEGV"),
+                        (out / "upstream" / "timeout-c", "no result in 1 s")]
+    assert sorted(p.name for p in out.iterdir()) == ["crash-b", "upstream"]
+    monkeypatch.setattr(libfuzzer, "FUZZ_OUT", tmp_path)
+    assert libfuzzer.artifacts("fuzz_marshal_code") == [out / "crash-b"]  # not rerun again
+
+
+@pytest.mark.parametrize("target", libfuzzer.TARGETS)
+def test_the_baseline_reads_run_on_this_python(target: str, tmp_path: Path) -> None:
+    # each read is Python that the baseline runs: here, on inputs that load
+    import marshal
+    import subprocess
+    import sys
+    artifact = tmp_path / "input"
+    artifact.write_bytes(b"\x02\x00def f(a, b=1):\n    return a\n"
+                         if target == "fuzz_pycompile"
+                         else marshal.dumps(compile("def f(a, b=1): return a", "<s>", "exec")))
+    proc = subprocess.run([sys.executable, "-c", libfuzzer.BASELINE_READS[target], artifact],
+                          capture_output=True, text=True)
+    assert (proc.returncode, proc.stderr) == (0, "")
+
+
 def test_seeds_are_pieces_the_harness_takes_in_file_mode() -> None:
     from tools.libfuzzer import MAX_LEN, PYCOMPILE_PREFIX, source_chunks
     # fuzzer.c: start_vals = {Py_eval_input, Py_single_input, Py_file_input}
@@ -61,38 +134,6 @@ def test_seeds_are_pieces_the_harness_takes_in_file_mode() -> None:
         assert "class T" not in chunk           # methods dedented, header left out
         compile(chunk, "<seed>", "exec")
     assert sum(chunk.count("def test_") for chunk in chunks) == 400
-
-
-# What libFuzzer (LLVM 14) prints when it is given files instead of a corpus
-# directory: it runs each once, and a crash ends the run.
-def rerun_output(passed: list[str], crashed: str | None = None) -> str:
-    lines = ["INFO: Seed: 1",
-             f"./fuzz_marshal_code: Running {len(passed) + 1} inputs 1 time(s) each."]
-    for path in passed:
-        lines += [f"Running: {path}", f"Executed {path} in 3 ms"]
-    if crashed:
-        lines += [f"Running: {crashed}",
-                  "==4242==ERROR: AddressSanitizer: heap-buffer-overflow on address 0x6020",
-                  "SUMMARY: AddressSanitizer: heap-buffer-overflow Objects/codeobject.c:812:19",
-                  "==4242==ABORTING"]
-    else:
-        lines += ["***", "*** NOTE: fuzzing was not performed, you have only",
-                  "***       executed the target code on a fixed set of inputs.", "***"]
-    return "\n".join(lines) + "\n"
-
-
-def test_a_rerun_artifact_that_crashes_is_found_and_the_rest_run_again() -> None:
-    a, b, c = (Path(f"/out/fuzz_marshal_code/crash-{x}") for x in "abc")
-    assert rerun_verdict([a, b, c], rerun_output([str(a), str(b), str(c)]), 0) == ([a, b, c], [])
-    # b crashes: a passed, b crashed, c is not decided (it is run again)
-    assert rerun_verdict([a, b, c], rerun_output([str(a)], str(b)), 1) == ([a], [b])
-    # a failure before any input (or after all of them) decides none ...
-    assert rerun_verdict([a, b], "==1==ERROR: AddressSanitizer: SEGV\n", 1) == ([], [])
-    assert rerun_verdict([a, b], rerun_output([str(a), str(b)]), 1) == ([], [])
-    # ... but alone an input that does not run to its end crashed
-    assert rerun_verdict([a], rerun_output([str(a)]), 0) == ([a], [])
-    assert rerun_verdict([a], rerun_output([str(a)]), 77) == ([], [a])
-    assert rerun_verdict([a], "", 0) == ([], [a])
 
 
 FAKE_HARNESS = """\
@@ -129,7 +170,7 @@ def test_kept_artifacts_are_rerun_and_those_that_still_crash_fail(
     assert "rerunning 5 kept artifacts of fuzz_marshal_code" in capsys.readouterr().err
     calls = (tmp_path / "calls").read_text().splitlines()
     assert calls[0].startswith("-timeout=30 -rss_limit_mb=4096 -artifact_prefix=")
-    assert len(calls) == 2  # all of them; then the three after crash-2
+    assert len(calls) == 5  # each alone
     assert set(out.iterdir()) - before == {out / "rerun.log"}  # no artifact written anew
     assert "Running: " in (out / "rerun.log").read_text()
 
@@ -140,7 +181,8 @@ def test_kept_artifacts_are_rerun_and_those_that_still_crash_fail(
     assert outcome.failed(60)
     assert not libfuzzer.report([outcome], 60, 1)
     printed = capsys.readouterr().out
-    assert "5 kept artifacts of earlier runs rerun, 2 of them still crash" in printed
+    assert ("5 kept artifacts of earlier runs rerun, 2 of them still crash; "
+            "0 crashes set aside as upstream's") in printed
     command = libfuzzer.reproduce_command("fuzz_marshal_code", crashed[0])
     assert f"  still crashes: {libfuzzer.rel(crashed[0])} (reproduce: {command})" in printed
     assert command.startswith(f"ASAN_OPTIONS={libfuzzer.ASAN_OPTIONS} UBSAN_OPTIONS=")
