@@ -181,12 +181,21 @@ class Step:
         return set(WRONG.findall(self.output))
 
 
-def run_step(step: str, cmd: list[str | os.PathLike[str]], tree: Path = TSAN_TREE) -> Step:
+# The most a step may take beyond its own time: ThreadSanitizer's start, the
+# workload's wait for its threads (tsan_workload.JOIN_SECONDS, after which it
+# reports the hung ones and exits) and its report. A step still running after
+# that is killed, and it has not finished.
+STEP_MARGIN = 1200
+
+
+def run_step(step: str, cmd: list[str | os.PathLike[str]], tree: Path = TSAN_TREE,
+             seconds: float = 0) -> Step:
     for old in TSAN_OUT.glob(f"{step}.[0-9]*"):
         old.unlink()
     log = TSAN_OUT / f"{step}.log"
     say(f"tsan: {step} (log: {rel(log)})")
-    status = run_logged(cmd, log, env=tsan_env(step, tree), cwd=tree)
+    status = run_logged(cmd, log, env=tsan_env(step, tree), cwd=tree,
+                        timeout=seconds + STEP_MARGIN)
     return Step(status, log.read_text(encoding="utf-8", errors="replace"), reports(step))
 
 
@@ -215,23 +224,25 @@ def main(argv: list[str] | None = None) -> int:
     TSAN_OUT.mkdir(parents=True, exist_ok=True)
     workload: list[str | os.PathLike[str]] = [WORKLOAD, "--seed", str(args.seed), "--threads", str(args.threads)]
     baseline_seconds = args.baseline_seconds or args.seconds
-    steps: list[tuple[str, Path, list[str | os.PathLike[str]]]] = [
+    steps: list[tuple[str, Path, list[str | os.PathLike[str]], int]] = [
         ("baseline-workload", BASELINE_TREE,
-         [BASELINE_TREE / "python", *workload, "--idiom", "--seconds", str(baseline_seconds)]),
+         [BASELINE_TREE / "python", *workload, "--idiom", "--seconds", str(baseline_seconds)],
+         baseline_seconds),
         ("test_late_bound_defaults", TSAN_TREE,
-         [TSAN_TREE / "python", "-m", "test", "test_late_bound_defaults"]),
+         [TSAN_TREE / "python", "-m", "test", "test_late_bound_defaults"], 0),
         ("workload", TSAN_TREE,
-         [TSAN_TREE / "python", *workload, "--seconds", str(args.seconds)]),
+         [TSAN_TREE / "python", *workload, "--seconds", str(args.seconds)], args.seconds),
     ]
     # The test first; then the two workloads side by side, for the same time.
     with ThreadPoolExecutor(max_workers=2) as pool:
-        results = {steps[1][0]: run_step(steps[1][0], steps[1][2], steps[1][1])}
-        futures = {step: pool.submit(run_step, step, cmd, tree)
-                   for step, tree, cmd in (steps[0], steps[2])}
+        step, tree, cmd, seconds = steps[1]
+        results = {step: run_step(step, cmd, tree, seconds)}
+        futures = {step: pool.submit(run_step, step, cmd, tree, seconds)
+                   for step, tree, cmd, seconds in (steps[0], steps[2])}
         results.update({step: future.result() for step, future in futures.items()})
     baseline = results["baseline-workload"]
     ok = True
-    for step, tree, _ in steps:
+    for step, tree, _, _ in steps:
         result = results[step]
         if tree == BASELINE_TREE:
             ours, ours_wrong = [], set()

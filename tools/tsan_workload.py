@@ -234,6 +234,12 @@ class Workload:
             self.cell_param.__defaults__ = self.cell_param.__defaults__
 
 
+# A caller or a mutator stops at its next iteration once the time is up; one
+# that has not stopped this long after is hung.
+JOIN_SECONDS = 300
+HUNG = f"a thread still running {JOIN_SECONDS} s after the end"
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -252,8 +258,14 @@ def main(argv=None):
         t.start()
     time.sleep(args.seconds)
     work.stop.set()
+    deadline = time.monotonic() + JOIN_SECONDS
     for t in threads:
-        t.join()
+        t.join(max(0.0, deadline - time.monotonic()))
+    if any(t.is_alive() for t in threads):
+        # A thread that does not stop is hung (a call or an assignment that
+        # never returns): a wrong result, with every thread's stack to read.
+        work.wrong[HUNG] += 1
+        faulthandler.dump_traceback(all_threads=True)
     for what, count in work.wrong.most_common():
         print(f"WRONG {what} (x{count})")
     gil = getattr(sys, "_is_gil_enabled", lambda: True)()

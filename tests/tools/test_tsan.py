@@ -11,12 +11,35 @@ import pytest
 
 from tools import tsan
 from tools.common import ToolError
+from tools import tsan_workload
 from tools.tsan_workload import Workload
 
 
 def run_callers(work: Workload, seconds: float = 0.5) -> None:
     threading.Timer(seconds, work.stop.set).start()
     work.caller(0)
+
+
+def test_a_thread_that_does_not_stop_is_a_wrong_result_with_the_stacks(
+        monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]) -> None:
+    release = threading.Event()
+
+    class Stuck(tsan_workload.Workload):
+        def mutate(self, rng: Any) -> None:
+            release.wait()  # an assignment that does not return
+
+    monkeypatch.setattr(tsan_workload, "Workload", Stuck)
+    monkeypatch.setattr(tsan_workload, "JOIN_SECONDS", 0.5)
+    monkeypatch.setattr(tsan_workload.faulthandler, "enable", lambda: None)
+    try:
+        status = tsan_workload.main(["--seconds", "0.2", "--threads", "2"])
+    finally:
+        release.set()
+    out, err = capfd.readouterr()
+    assert status == 1
+    assert f"WRONG {tsan_workload.HUNG} (x1)" in out
+    assert "in mutate" in err  # the hung thread's stack
+    assert "tsan workload: " in out  # and the run still reports
 
 
 def test_the_workload_is_right_on_this_interpreter() -> None:
@@ -224,8 +247,8 @@ def fake_main(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
     monkeypatch.setattr(tsan, "clone_tree", lambda src, dst: calls.append(("clone", dst)))
     monkeypatch.setattr(tsan, "build", lambda tree, **kw: calls.append(("build", tree, kw)))
 
-    def run_step(step: str, cmd: list[Any], tree: Path) -> tsan.Step:
-        calls.append(("run", step, tree))
+    def run_step(step: str, cmd: list[Any], tree: Path, seconds: float) -> tsan.Step:
+        calls.append(("run", step, tree, seconds))
         return steps[step]
     monkeypatch.setattr(tsan, "run_step", run_step)
     return calls
@@ -249,7 +272,10 @@ def test_main_passes_a_report_the_baseline_gives_too(
            "0 of them not given by the baseline" in out
     assert "FAILED" not in out and "OURS" not in out
     assert calls[0] == ("check_clang",)
-    assert {call[1] for call in calls if call[0] == "run"} == set(FINISHED_OUTPUT)
+    assert {call[1:] for call in calls if call[0] == "run"} == {
+        ("baseline-workload", tmp_path / "tsan-baseline", 5),
+        ("test_late_bound_defaults", tmp_path / "tsan", 0),
+        ("workload", tmp_path / "tsan", 5)}
     assert not [call for call in calls if call[0] in ("clone", "build")]
 
 
