@@ -14,6 +14,8 @@ Steps, each announced with a line starting with ==>:
   4. tools/tsan_workload.py for --seconds, GIL off: callers of late-default
      functions (positional, keyword-only, cells, closures, generators,
      methods) while mutators assign __defaults__, __kwdefaults__ and __code__;
+     a thread that has not stopped 5 minutes after the end is hung, and is
+     reported as a wrong result with every thread's Python stack;
   5. the oracle: build/tsan-baseline, the unpatched tree (build/baseline)
      built the same way, runs the workload's None-idiom twin (--idiom: the same
      functions, calls and reassignments, `=>` written as the idiom that
