@@ -9,8 +9,8 @@ from a string, so that this file parses on the Python that runs tools/ too;
 Callers call, with their late-bound parameters left out, passed, or passed the
 late-default object: positional and keyword-only late defaults, a late default
 that reads a cell the callers rebind, a late-bound parameter that is itself a
-cell (an inner function captures it), generators, and methods. Mutators
-meanwhile assign __defaults__, __kwdefaults__ (and change it in place) and
+cell (an inner function captures it), generators, and methods. Mutators, one
+at a time (see Workload.__init__), meanwhile assign __defaults__, __kwdefaults__ (and change it in place) and
 __code__ among values that each fit the calls (two codes of one signature per
 family), and rebind the cell a late default reads.
 
@@ -129,6 +129,12 @@ class Workload:
         # free-threaded build frees a replaced __defaults__, __kwdefaults__ or
         # __code__ while a call in another thread may be reading it, and
         # crashes within minutes (unpatched too) when the values are new.
+        # And one mutator assigns at a time (assigning): two setters of one
+        # attribute both release the value they replace (Py_XSETREF, with no
+        # lock in 3.13), so that a value kept alive here loses a reference
+        # each time they meet, until it is freed while still in use. The
+        # unpatched interpreter crashes that way too; a 30-minute run of the
+        # series did, in a use-after-free of the tuple `(7,)`.
         self.kw_pool = [dict(self.late_kw), {'k': 70, 'm': 700},
                         {'k': self.late_kw['k'], 'm': 700}]
         self.codes = (self.pos_a.__code__, self.pos_b.__code__)
@@ -136,6 +142,7 @@ class Workload:
         self.seed = seed
         self.stop = threading.Event()
         self.lock = threading.Lock()
+        self.assigning = threading.Lock()
         self.calls = 0
         self.assignments = 0
         self.wrong = collections.Counter()  # what went wrong -> how often
@@ -204,7 +211,8 @@ class Workload:
         count = 0
         while not self.stop.is_set():
             try:
-                self.mutate(rng)
+                with self.assigning:
+                    self.mutate(rng)
             except Exception as exc:  # a mutation that fails is a wrong result too
                 self.record(f"a mutation raised {type(exc).__name__}: {exc}")
             count += 1
