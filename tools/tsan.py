@@ -32,7 +32,8 @@ Steps, each announced with a line starting with ==>:
      __defaults__, __kwdefaults__ and __code__ without synchronization: a
      setter can free what a call is reading) and is listed as such; any
      other fails the run.
-     The reports are in build/tsan-out/<step>.<pid>.
+     The reports are in build/tsan-out/<step>.<pid>; those of the run
+     before are moved to build/tsan-out/previous/.
 
 The workload's wrong results are judged the same way: 3.13's unsynchronized
 __kwdefaults__ can make a call read a dict that another thread has just freed
@@ -190,10 +191,24 @@ class Step:
 STEP_MARGIN = 1200
 
 
+def keep_previous_run(step: str) -> None:
+    """Move what the last run of step left (its log and its report files) to
+    build/tsan-out/previous/, in place of the run before it: a crash's reports
+    outlive the next run."""
+    left = [*TSAN_OUT.glob(f"{step}.[0-9]*"), *TSAN_OUT.glob(f"{step}.log")]
+    if not left:
+        return
+    previous = TSAN_OUT / "previous"
+    previous.mkdir(parents=True, exist_ok=True)
+    for stale in [*previous.glob(f"{step}.[0-9]*"), *previous.glob(f"{step}.log")]:
+        stale.unlink()
+    for path in left:
+        path.replace(previous / path.name)
+
+
 def run_step(step: str, cmd: list[str | os.PathLike[str]], tree: Path = TSAN_TREE,
              seconds: float = 0) -> Step:
-    for old in TSAN_OUT.glob(f"{step}.[0-9]*"):
-        old.unlink()
+    keep_previous_run(step)
     log = TSAN_OUT / f"{step}.log"
     say(f"tsan: {step} (log: {rel(log)})")
     status = run_logged(cmd, log, env=tsan_env(step, tree), cwd=tree,

@@ -348,3 +348,18 @@ def test_main_without_the_trees_and_no_build_is_an_error(
     (tmp_path / "tsan-baseline" / "python").unlink()
     assert tsan.main(["--no-build"]) == 1
     assert "tsan-baseline is not built: run without --no-build" in capsys.readouterr().err
+
+
+def test_a_step_keeps_the_reports_of_the_run_before(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(tsan, "TSAN_OUT", tmp_path)
+    previous = tmp_path / "previous"
+    previous.mkdir()
+    (previous / "workload.1").write_text("two runs ago")
+    (tmp_path / "workload.2").write_text("the crash of the last run")
+    (tmp_path / "workload.log").write_text("Fatal Python error")
+    (tmp_path / "baseline-workload.3").write_text("another step's")
+    tsan.keep_previous_run("workload")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["baseline-workload.3", "previous"]
+    assert sorted(p.name for p in previous.iterdir()) == ["workload.2", "workload.log"]
+    assert (previous / "workload.2").read_text() == "the crash of the last run"
