@@ -10,9 +10,10 @@ Callers call, with their late-bound parameters left out, passed, or passed the
 late-default object: positional and keyword-only late defaults, a late default
 that reads a cell the callers rebind, a late-bound parameter that is itself a
 cell (an inner function captures it), generators, and methods. Mutators, one
-at a time (see Workload.__init__), meanwhile assign __defaults__, __kwdefaults__ (and change it in place) and
-__code__ among values that each fit the calls (two codes of one signature per
-family), and rebind the cell a late default reads.
+at a time (see Workload.__init__), meanwhile assign __defaults__,
+__kwdefaults__ (and change it in place) and __code__ among values that each
+fit the calls (two codes of one signature per family), and rebind the cell a
+late default reads.
 
 Every result is checked against what any of those assignments could give; a
 result none of them gives, or an exception in a caller, is printed as WRONG
@@ -133,8 +134,8 @@ class Workload:
         # attribute both release the value they replace (Py_XSETREF, with no
         # lock in 3.13), so that a value kept alive here loses a reference
         # each time they meet, until it is freed while still in use. The
-        # unpatched interpreter crashes that way too; a 30-minute run of the
-        # series did, in a use-after-free of the tuple `(7,)`.
+        # unpatched interpreter has the same race; a 30-minute run of the
+        # series crashed on it, in a use-after-free of the tuple `(7,)`.
         self.kw_pool = [dict(self.late_kw), {'k': 70, 'm': 700},
                         {'k': self.late_kw['k'], 'm': 700}]
         self.codes = (self.pos_a.__code__, self.pos_b.__code__)
