@@ -48,7 +48,9 @@ Steps, each announced with a line starting with ==>:
      artifact is moved to build/libfuzzer-out/<target>/upstream/ and listed,
      and it does not fail the run. Any other is ours. The baseline has no
      sanitizers, so a fault that ASan sees and the baseline survives is ours
-     until someone reads it: the classification errs towards failing;
+     until someone reads it: the classification errs towards failing. It does
+     not compare where the two crash, so read the stack of each artifact set
+     aside (build/libfuzzer/<target> <artifact> shows it);
   8. report per target: the kept artifacts rerun and those that still crash
      (with the command that reproduces each), executions, coverage
      (libFuzzer's cov/ft), corpus size, crashes (artifact paths), the upstream
