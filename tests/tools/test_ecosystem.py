@@ -193,6 +193,20 @@ def test_stock_wheels_make_the_stock_variant_a_download(tmp_path: Path) -> None:
         ecosystem.load_tool(directory)
 
 
+def test_pkg_info_backend_names_the_backend_the_download_stands_in_for(
+        tmp_path: Path) -> None:
+    directory = make_tool(tmp_path, "rusty")
+    pin = directory / "pin.toml"
+    assert ecosystem.load_tool(directory).pkg_info_backend == ""
+    text = pin.read_text()
+    pin.write_text(text.replace("needs = []", 'needs = []\npkg_info_backend = "maturin"'))
+    assert ecosystem.load_tool(directory).pkg_info_backend == "maturin"
+    # a dotted path would need a package of packages: only a top-level module
+    pin.write_text(text.replace("needs = []", 'needs = []\npkg_info_backend = "a.b"'))
+    with pytest.raises(ToolError, match="top-level module name"):
+        ecosystem.load_tool(directory)
+
+
 def test_a_stock_wheel_without_a_pinned_sha256_is_refused(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     def pip(cmd: list[str], what: str, env: object = None) -> None:

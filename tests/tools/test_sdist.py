@@ -1,9 +1,14 @@
 """tools.ecosystem.sdist: a patch applies with git apply exactly where its hunks say, or
-not at all; sdist file names are compared as pip compares them."""
+not at all; sdist file names are compared as pip compares them; an sdist whose backend
+cannot prepare metadata is downloaded through the stand-in backend."""
 
 from __future__ import annotations
 
 import difflib
+import hashlib
+import io
+import sys
+import tarfile
 from pathlib import Path
 
 import pytest
@@ -76,3 +81,51 @@ def test_a_form_feed_in_a_line_does_not_shift_the_hunks(tmp_path: Path) -> None:
     patch.write_text("--- a/t.py\n+++ b/t.py\n@@ -3,2 +3,3 @@\n c = 3\n+d = 4\n e = 5\n")
     assert sdist.apply_patch(patch, root) == ["t.py"]
     assert (root / "t.py").read_bytes() == b"a = 1\nb = '\x0c'\nc = 3\nd = 4\ne = 5\n"
+
+
+def local_sdist(index: Path, backend: str) -> Path:
+    """index/unreachable-1.0.tar.gz: an sdist whose build backend, backend, is not
+    installed anywhere, as pyrefly's maturin cannot run cargo metadata offline."""
+    index.mkdir()
+    archive = index / "unreachable-1.0.tar.gz"
+    files = {"PKG-INFO": "Metadata-Version: 2.1\nName: unreachable\nVersion: 1.0\n",
+             "pyproject.toml": f'[build-system]\nrequires = []\nbuild-backend = "{backend}"\n'}
+    with tarfile.open(archive, "w:gz") as tar:
+        for name, text in files.items():
+            data = text.encode()
+            info = tarfile.TarInfo(f"unreachable-1.0/{name}")
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    return archive
+
+
+def test_a_backend_that_cannot_prepare_metadata_is_stood_in_for(tmp_path: Path) -> None:
+    archive = local_sdist(tmp_path / "index", "no_such_backend_here")
+    sha256 = hashlib.sha256(archive.read_bytes()).hexdigest()
+    env = {"PIP_NO_INDEX": "1", "PIP_FIND_LINKS": str(archive.parent)}
+    python = Path(sys.executable)
+    with pytest.raises(ToolError, match="no_such_backend_here"):
+        sdist.download(python, "unreachable", "1.0", sha256, tmp_path / "first", env=env)
+    dest = tmp_path / "second"
+    dest.mkdir()
+    got = sdist.download(python, "unreachable", "1.0", sha256, dest, env=env,
+                         pkg_info_backend="no_such_backend_here")
+    assert got == dest / archive.name and got.read_bytes() == archive.read_bytes()
+    # the stand-in checks nothing itself: the sha256 still does
+    with pytest.raises(ToolError, match="sha256"):
+        sdist.download(python, "unreachable", "1.0", "00" * 32, tmp_path / "third", env=env,
+                       pkg_info_backend="no_such_backend_here")
+
+
+def test_a_logged_wheel_build_shows_the_backend_and_names_its_log(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    log = tmp_path / "wheel-rusty-patched.log"
+
+    def run_logged(cmd: list[str], to: Path, **kwargs: object) -> int:
+        assert to == log and "-v" in cmd and "-q" not in cmd
+        to.write_text("   Compiling rusty v1.0\nerror[E0425]: cannot find value `x`\n")
+        return 1
+
+    monkeypatch.setattr(sdist, "run_logged", run_logged)
+    with pytest.raises(ToolError, match=r"(?s)wheel-rusty-patched.log.*cannot find value"):
+        sdist.build_wheel(Path("python"), tmp_path / "tree", tmp_path / "out", log=log)

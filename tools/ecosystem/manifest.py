@@ -102,6 +102,10 @@ class Tool:
     requirements: tuple[str, ...] = ()
     # [test] commands: each run at the top of the patched tree, writing JUnit XML to {junit}
     commands: tuple[tuple[str, ...], ...] = ()
+    # [package] pkg_info_backend: the sdist's build backend, which cannot prepare the
+    # metadata that pip download asks for on this machine; a stand-in of that name reads
+    # it from the sdist's PKG-INFO (tools/ecosystem/pkg_info_backend.py)
+    pkg_info_backend: str = ""
 
     @property
     def probe(self) -> Path:
@@ -163,7 +167,8 @@ class Tool:
             # with the files of this directory that its commands name
             named = sorted({arg for command in self.prepare_commands("") for arg in command
                             if arg.startswith(str(self.dir)) and Path(arg).is_file()})
-            prepared = [json.dumps(self.prepare), *(Path(f).read_bytes() for f in named)] \
+            prepared: list[bytes | str] = \
+                [json.dumps(self.prepare), *(Path(f).read_bytes() for f in named)] \
                 if self.prepare else []
             return digest(self.name, self.version, self.sdist_sha256, self.patch.read_bytes(),
                           json.dumps(self.install_env, sort_keys=True), *prepared)
@@ -244,8 +249,8 @@ def load_tool(directory: Path) -> Tool:
                         f"{', '.join(REGISTRIES)}")
     if registry == "pypi":
         _check_keys(package, {"name", "version", "registry", "sdist_sha256", "patch",
-                              "needs", "install_env", "stock_wheels", "prepare"}, "package",
-                    pin)
+                              "needs", "install_env", "stock_wheels", "prepare",
+                              "pkg_info_backend"}, "package", pin)
     else:
         _check_keys(package, {"name", "version", "registry", "npm", "tarball_sha256",
                               "patch", "build", "requirements"}, "package", pin)
@@ -302,6 +307,11 @@ def load_tool(directory: Path) -> Tool:
         raise ToolError(f"{rel(pin)}: [package] prepare adapts the build of the patched "
                         "tree; the stock variant is then the release's wheel "
                         "(stock_wheels), not a build of the unprepared sdist")
+    pkg_info_backend = package.get("pkg_info_backend", "")
+    if not isinstance(pkg_info_backend, str) \
+            or not re.fullmatch(r"([A-Za-z_]\w*)?", pkg_info_backend):
+        raise ToolError(f"{rel(pin)}: [package] pkg_info_backend is the build-backend of "
+                        "the sdist's pyproject.toml, a top-level module name")
     return Tool(name=package["name"], dir=directory, version=package["version"],
                 sdist_sha256=package[sha_key], patch=patch,
                 needs=_strings(package.get("needs", []), "needs", pin),
@@ -310,7 +320,7 @@ def load_tool(directory: Path) -> Tool:
                 test_env=_env(test.get("env", {}), "[test] env", pin), cargo=cargo,
                 stock_wheels=stock_wheels, prepare=prepare, jest=jest, jest_dir=jest_dir,
                 registry=registry, npm=npm, build=build, requirements=package_requirements,
-                commands=commands)
+                commands=commands, pkg_info_backend=pkg_info_backend)
 
 
 def _pins(value: Any, what: str, where: Path) -> tuple[str, ...]:

@@ -11,27 +11,41 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 from typing import Mapping
 
 from packaging.utils import InvalidSdistFilename, canonicalize_name, parse_sdist_filename
 from packaging.version import Version
 
-from tools.common import PIP_QUIET, ToolError, scrubbed_env, unpack_sdist, verify_sha256
+from tools.common import (PIP_QUIET, ToolError, run_logged, scrubbed_env, tail, unpack_sdist,
+                          verify_sha256)
 
 # Without a network, fail in seconds rather than after pip's configured timeout.
 PIP_NETWORK = ["--timeout", "30", "--retries", "2"]
 
 
 def download(python: Path, name: str, version: str, sha256: str, dest: Path,
-             env: Mapping[str, str] | None = None) -> Path:
+             env: Mapping[str, str] | None = None, pkg_info_backend: str = "") -> Path:
     """The sdist name==version, fetched by python's pip into dest and verified. pip
     prepares its metadata, so its build backend is installed (as wheels: `--no-binary`
     names the package alone; pytokens' backend needs mypy, which would not build from
-    source in an isolated environment); env adds variables, e.g. PIP_CONSTRAINT."""
-    pip([str(python), "-m", "pip", "download", *PIP_QUIET, *PIP_NETWORK, "--no-deps",
-         "--no-binary", name, "-d", str(dest), f"{name}=={version}"],
-        f"downloading the {name} {version} sdist", env)
+    source in an isolated environment); env adds variables, e.g. PIP_CONSTRAINT.
+
+    With pkg_info_backend (the sdist's build-backend, which cannot prepare metadata
+    here), pip imports pkg_info_backend.py under that name instead, without build
+    isolation, and the metadata comes from the sdist's PKG-INFO."""
+    cmd = [str(python), "-m", "pip", "download", *PIP_QUIET, *PIP_NETWORK, "--no-deps",
+           "--no-binary", name, "-d", str(dest), f"{name}=={version}"]
+    with tempfile.TemporaryDirectory(prefix="pkg-info-backend-") as stand_in:
+        if pkg_info_backend:
+            package = Path(stand_in, pkg_info_backend)
+            package.mkdir()
+            source = Path(__file__).with_name("pkg_info_backend.py").read_text(encoding="utf-8")
+            (package / "__init__.py").write_text(source, encoding="utf-8")
+            cmd.insert(cmd.index("--no-deps"), "--no-build-isolation")
+            env = {**(env or {}), "PYTHONPATH": stand_in}
+        pip(cmd, f"downloading the {name} {version} sdist", env)
     found = [p for p in dest.iterdir() if is_sdist_of(p, name, version)]
     if len(found) != 1:
         raise ToolError(f"pip download of {name}=={version} left {sorted(p.name for p in found)}"
@@ -88,12 +102,23 @@ def install(venv_python: Path, *targets: str | Path, deps: bool = False,
 
 
 def build_wheel(python: Path, target: Path, dest: Path,
-                env: Mapping[str, str] | None = None) -> Path:
+                env: Mapping[str, str] | None = None, log: Path | None = None) -> Path:
     """The wheel of target (an sdist or an unpacked source tree), built by python's pip
     (with build isolation: the build backend comes from PyPI) into dest, which must not
-    hold another wheel. env adds variables (a pin.toml's install_env)."""
-    pip([str(python), "-m", "pip", "wheel", *PIP_QUIET, *PIP_NETWORK, "--no-deps",
-         "-w", str(dest), str(target)], f"building the wheel of {target}", env)
+    hold another wheel. env adds variables (a pin.toml's install_env). With log, pip
+    writes what the build prints there as it goes (a Rust build runs for minutes)."""
+    cmd = [str(python), "-m", "pip", "wheel", *PIP_QUIET, *PIP_NETWORK, "--no-deps",
+           "-w", str(dest), str(target)]
+    if log is None:
+        pip(cmd, f"building the wheel of {target}", env)
+    else:
+        # -v: pip shows the backend's output (cargo's progress) instead of holding it
+        cmd[cmd.index("-q")] = "-v"
+        status = run_logged(cmd, log, env=scrubbed_env(env))
+        if status != 0:
+            raise ToolError(f"building the wheel of {target} failed (exit {status}); it "
+                            f"needs pip to reach PyPI. The build's output: {log}\n"
+                            f"{tail(log, 30)}")
     wheels = sorted(dest.glob("*.whl"))
     if len(wheels) != 1:
         raise ToolError(f"building the wheel of {target} left {[w.name for w in wheels]} "

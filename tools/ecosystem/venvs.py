@@ -11,7 +11,7 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
 
 from tools.common import (ToolError, cache_dir, create_venv, rel, run, run_logged, say,
                           scrubbed_env, tail, verify_sha256)
@@ -101,7 +101,8 @@ def fetch_sdist(pip_python: Path, tool: Tool, layout: Layout) -> Path:
         return sdist.download_npm(tool.package, tool.version, tool.sdist_sha256, dest)
     say(f"{tool.name}: downloading the {tool.version} sdist")
     return sdist.download(pip_python, tool.name, tool.version, tool.sdist_sha256, dest,
-                          env=constraints_env(layout, tool.install_env))
+                          env=constraints_env(layout, tool.install_env),
+                          pkg_info_backend=tool.pkg_info_backend)
 
 
 def patched_tree(pip_python: Path, tool: Tool, layout: Layout,
@@ -172,8 +173,10 @@ def tool_wheel(pip_python: Path, tool: Tool, variant: str, layout: Layout) -> Pa
             else fetch_sdist(pip_python, tool, layout)
         env = constraints_env(layout, tool.install_env)
         shown = " ".join(f"{k}={v}" for k, v in tool.install_env.items())
-        say(f"{tool.name}: building the {variant} wheel{' with ' + shown if shown else ''}")
-        wheel = sdist.build_wheel(pip_python, target, tmp, env=env)
+        log = layout.log(f"wheel-{tool.name}-{variant}")
+        say(f"{tool.name}: building the {variant} wheel{' with ' + shown if shown else ''} "
+            f"(log: {rel(log)})")
+        wheel = sdist.build_wheel(pip_python, target, tmp, env=env, log=log)
     tmp.rename(dest)
     return dest / wheel.name
 
@@ -321,7 +324,7 @@ def unpinned(dists: dict[str, dict[str, Any]], tools: list[Tool],
 
 
 def prepare_venv(python: Path, variant: str, tools: list[Tool],
-                 extras: list[Unpatched] = (), layout: Layout | None = None
+                 extras: Sequence[Unpatched] = (), layout: Layout | None = None
                  ) -> tuple[Path, dict[str, dict[str, Any]]]:
     """The venv of this variant with every tool (and, for the patched one, the tools that
     need no patch), made by python -m venv; reused while its inputs are unchanged, made
