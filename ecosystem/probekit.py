@@ -14,14 +14,15 @@ import json
 import os
 import pathlib
 import re
+import shutil
 import subprocess
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 __all__ = [
-    "CORPUS_NAME", "MISSPACED", "PEP8_SPACED", "RUN_ERRORS", "changed_lines", "clean_env",
-    "error_line", "exception_line", "format_misspaced", "html_text", "last_json",
-    "last_line", "line_with", "marked_lines", "module_version", "paths", "run", "same_ast",
+    "CHECKER_FILES", "CORPUS_NAME", "MISSPACED", "PEP8_SPACED", "RUN_ERRORS", "changed_lines",
+    "checker_project", "clean_env", "diagnostics_differ", "error_line", "exact_errors", "exception_line", "format_misspaced", "html_text", "last_json",
+    "last_line", "line_with", "marked_lines", "module_version", "paths", "placed_errors", "run", "same_ast",
 ]
 
 # What running a tool may raise besides its own failure: no such program, a timeout.
@@ -159,6 +160,72 @@ def marked_lines(path: pathlib.Path, mark: re.Pattern[str]) -> dict[int, re.Matc
         if match:
             found[number] = match
     return found
+
+
+# What a type checker's probe checks: the corpus, a file with one type error, one whose
+# comments mark the lines a linter must report, and one with errors placed in and after
+# late defaults (corpus/placed_errors.py)
+CHECKER_FILES = ("late_defaults.py", "late_defaults_type_error.py", "late_defaults_lint.py",
+                 "placed_errors.py")
+_PLACED = re.compile(r"#\s*error:\s*([\w-]+)\s*$")
+
+
+def placed_errors(path: pathlib.Path, kinds: Mapping[str, str]) -> set[tuple[int, str]]:
+    """(line, the tool's rule) for each error that path (the corpus's placed_errors.py)
+    places with a "# error: KIND" comment, kinds mapping each KIND to the tool's name.
+    Raises KeyError for a kind the tool's mapping lacks."""
+    return {(number, kinds[match[1]]) for number, match in marked_lines(path, _PLACED).items()}
+
+
+def checker_project(corpus: pathlib.Path, workdir: pathlib.Path, name: str,
+                    config: str, text: str) -> pathlib.Path:
+    """workdir/name, made afresh: the CHECKER_FILES of the corpus, and the type checker's
+    configuration file config holding text, so that no configuration above it applies."""
+    project = workdir / name
+    shutil.rmtree(project, ignore_errors=True)
+    project.mkdir(parents=True)
+    (project / config).write_text(text, encoding="utf-8")
+    for file in CHECKER_FILES:
+        shutil.copyfile(corpus.with_name(file), project / file)
+    return project
+
+
+def exact_errors(check: Callable[[str], Sequence[tuple[int, str, str]] | str],
+                 expected: Mapping[str, set[tuple[int, str]]], command: str) -> str | None:
+    """None when check(file), a type checker's errors as (line, rule, the line it
+    printed), are exactly expected[file] for each file; else the first difference, as
+    "COMMAND FILE: what differs", with how many of placed_errors.py's errors it reported.
+    A str from check says why the checker gave no errors, and is returned as it is."""
+    failure = None
+    for name, want in expected.items():
+        found = check(name)
+        if isinstance(found, str):
+            return found
+        differs = diagnostics_differ(found, want)
+        if differs and not failure:
+            failure = f"{command} {name}: {differs}"
+        if failure and name == "placed_errors.py":
+            got = {(line, rule) for line, rule, _ in found} & want
+            failure += f"; {name}: {len(got)} of its {len(want)} placed errors reported"
+    return failure
+
+
+def diagnostics_differ(found: Sequence[tuple[int, str, str]],
+                       want: set[tuple[int, str]]) -> str | None:
+    """None when a type checker's diagnostics, found as (line, rule, the line it
+    printed), are exactly want, each (line, rule) once; else what differs, in a line:
+    how many, the first expected ones missing, the first unexpected one."""
+    got = {(line, rule) for line, rule, _ in found}
+    if got == want and len(found) == len(want):
+        return None
+    extra = [shown for line, rule, shown in found if (line, rule) not in want]
+    missing = [f"{line}:{rule}" for line, rule in sorted(want - got)]
+    said = [f"{len(found)} diagnostic(s) where {len(want)} expected"]
+    if missing:
+        said.append(f"missing {', '.join(missing[:4])}{' ...' if len(missing) > 4 else ''}")
+    if extra:
+        said.append(f"{len(extra)} unexpected, the first {extra[0][:200]}")
+    return "; ".join(said)
 
 
 def html_text(fragment: str) -> str:

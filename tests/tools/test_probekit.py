@@ -3,6 +3,7 @@ tests/test_third_party.py)."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import re
 import subprocess
@@ -84,6 +85,38 @@ def test_lines_of_a_corpus_file(tmp_path: Path) -> None:
     assert probekit.line_with(lint, "def g(") == 4
     with pytest.raises(ValueError, match="lint.py has no line with 'def h\\('"):
         probekit.line_with(lint, "def h(")
+
+
+def test_diagnostics_must_be_exactly_the_expected_ones() -> None:
+    want = {(3, "unknown-name"), (7, "bad-return")}
+    found = [(3, "unknown-name", "E 3 unknown"), (7, "bad-return", "E 7 return")]
+    assert probekit.diagnostics_differ(found, want) is None
+    # the same (line, rule) twice is one too many, though each is an expected one
+    twice = probekit.diagnostics_differ([*found, (7, "bad-return", "E 7 again")], want)
+    assert twice == "3 diagnostic(s) where 2 expected"
+    assert probekit.diagnostics_differ([(3, "unknown-name", "E 3"), (4, "x", "E 4 x")],
+                                       want) == \
+        "2 diagnostic(s) where 2 expected; missing 7:bad-return; 1 unexpected, the first E 4 x"
+
+
+def test_placed_errors_are_named_as_the_tool_names_them(tmp_path: Path) -> None:
+    placed = tmp_path / "placed_errors.py"
+    placed.write_text("def f(a=>a):  # error: unbound-name\nx = 1\n"
+                      "y: int = ''  # error: assignment-type\n# error: in a comment line\n")
+    kinds = {"unbound-name": "unresolved-reference", "assignment-type": "invalid-assignment"}
+    assert probekit.placed_errors(placed, kinds) == \
+        {(1, "unresolved-reference"), (3, "invalid-assignment")}
+    # the corpus's own file uses only kinds that both type checkers' probes map
+    corpus = Path(probekit.__file__).parent / "corpus" / "placed_errors.py"
+    for tool in ("ty", "pyrefly"):
+        spec = importlib.util.spec_from_file_location(
+            f"{tool}_probe", corpus.parent.parent / "patched" / tool / "probe.py")
+        assert spec and spec.loader
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        assert len(probekit.placed_errors(corpus, module.PLACED_KINDS)) == 9
+    with pytest.raises(KeyError):
+        probekit.placed_errors(placed, {"unbound-name": "x"})
 
 
 def test_html_text() -> None:

@@ -11,11 +11,12 @@ ty (a Rust binary; ``python -m ty`` of the venv runs it) checks, in a directory 
 3. on ``late_defaults_lint.py``: ``unresolved-reference`` exactly on the lines whose comment
    says undefined-variable or used-before-assignment (a late default is evaluated in the
    function's scope before the body runs, and a class body is not visible from it);
-4. on ``placed_errors.py`` (``PLACED`` below, written by the probe): exactly the errors
-   its comments place, inside late defaults (a type error, an undefined name, the
-   parameter's own name) and after functions, a method and a lambda with late defaults,
-   down to the module's last line. Code after a late default must be checked: a parser
-   that loses its way at ``=>`` silently leaves the rest of the module unchecked.
+4. on the corpus's ``placed_errors.py``: exactly the errors its comments place, each
+   kind as ty names it (``PLACED_KINDS``): inside late defaults (a type error, an
+   undefined name, the parameter's own name) and after functions, a method and a lambda
+   with late defaults, down to the module's last line. Code after a late default must be
+   checked: a parser that loses its way at ``=>`` silently leaves the rest of the module
+   unchecked.
 
 Standard library only; no network.
 """
@@ -24,55 +25,20 @@ from __future__ import annotations
 
 import pathlib
 import re
-import shutil
 import subprocess
 
 import probekit
 
-# placed_errors.py: each line that must get a diagnostic says which, as "# error: [rule]"
-PLACED = '''\
-"""Errors placed inside and after late-bound defaults (written by the ty probe)."""
-
-
-def typed(a: int, b: str => a):  # error: [invalid-parameter-default]
-    return b
-
-
-def undefined(a, b=>not_defined_anywhere):  # error: [unresolved-reference]
-    return b
-
-
-def itself(a=>a):  # error: [unresolved-reference]
-    return a
-
-
-def reads_left(items: list[int], n: int => len(items)) -> int:
-    return n
-
-
-after_functions: int = "not an int"  # error: [invalid-assignment]
-
-
-class Box:
-    def __init__(self, size: int, label: str => str(size)) -> None:
-        self.label = label
-
-    def wrong(self, n: int => self.label):  # error: [invalid-parameter-default]
-        return n
-
-    def after_methods(self) -> int:
-        return self.label  # error: [invalid-return-type]
-
-
-square_or = lambda x, y=>x * x: y
-reads_left([1], "two")  # error: [invalid-argument-type]
-reads_left()  # error: [missing-argument]
-reads_left([1])
-Box(1)
-square_or(3)
-last: str = 1  # error: [invalid-assignment]
-'''
-_PLACED_MARK = re.compile(r"#\s*error:\s*\[([\w-]+)\]")
+# placed_errors.py of the corpus marks each error it places with a kind; ty's name for it
+PLACED_KINDS = {
+    "default-type": "invalid-parameter-default",
+    "undefined-name": "unresolved-reference",
+    "unbound-name": "unresolved-reference",
+    "assignment-type": "invalid-assignment",
+    "return-type": "invalid-return-type",
+    "argument-type": "invalid-argument-type",
+    "missing-argument": "missing-argument",
+}
 # late_defaults_lint.py: "def ...:  # undefined-variable 'missing_name'"
 _LINT_MARK = re.compile(r"#\s*(undefined-variable|used-before-assignment)")
 # ty's concise output: "late_defaults.py:12:28: error[invalid-syntax] Expected ..."
@@ -105,31 +71,9 @@ def _marked(path: pathlib.Path, mark: re.Pattern[str],
             for number, match in probekit.marked_lines(path, mark).items()}
 
 
-def _compare(version: str, name: str, found: list[tuple[int, str, str]],
-             want: set[tuple[int, str]]) -> str | None:
-    """None when found is exactly want, else a line saying what differs."""
-    got = {(line, rule) for line, rule, _ in found}
-    if got == want and len(found) == len(want):
-        return None
-    extra = [shown for line, rule, shown in found if (line, rule) not in want]
-    missing = [f"{line}:{rule}" for line, rule in sorted(want - got)]
-    said = [f"{len(found)} diagnostic(s) where {len(want)} expected"]
-    if missing:
-        said.append(f"missing {', '.join(missing[:4])}{' ...' if len(missing) > 4 else ''}")
-    if extra:
-        said.append(f"{len(extra)} unexpected, the first {extra[0][:200]}")
-    return f"{version}: ty check {name}: {'; '.join(said)}"
-
-
 def probe(python: str, corpus: pathlib.Path, workdir: pathlib.Path) -> tuple[bool, str]:
     python, corpus, workdir = probekit.paths(python, corpus, workdir)
-    project = workdir / "ty-project"
-    shutil.rmtree(project, ignore_errors=True)
-    project.mkdir(parents=True)
-    (project / "ty.toml").write_text(_TY_TOML, encoding="utf-8")
-    for name in ("late_defaults.py", "late_defaults_type_error.py", "late_defaults_lint.py"):
-        shutil.copyfile(corpus.with_name(name), project / name)
-    (project / "placed_errors.py").write_text(PLACED, encoding="utf-8")
+    project = probekit.checker_project(corpus, workdir, "ty-project", "ty.toml", _TY_TOML)
     try:
         version = _run([python, "-m", "ty", "--version"], project).stdout.strip() or "ty"
     except probekit.RUN_ERRORS as exc:
@@ -141,23 +85,13 @@ def probe(python: str, corpus: pathlib.Path, workdir: pathlib.Path) -> tuple[boo
         "late_defaults_type_error.py": {(pad_line, "invalid-parameter-default")},
         "late_defaults_lint.py": _marked(project / "late_defaults_lint.py", _LINT_MARK,
                                          "unresolved-reference"),
-        "placed_errors.py": _marked(project / "placed_errors.py", _PLACED_MARK),
+        "placed_errors.py": probekit.placed_errors(project / "placed_errors.py", PLACED_KINDS),
     }
     placed = len(expected["placed_errors.py"])
-    failure = None
-    for name, want in expected.items():
-        found = _check(python, name, project)
-        if isinstance(found, str):
-            return False, f"{version}: {found}"
-        differs = _compare(version, name, found, want)
-        failure = failure or differs
-        if failure and name == "placed_errors.py":
-            # what a reader of the report needs besides the first difference: how many
-            # of the placed errors ty reported at all
-            got = {(line, rule) for line, rule, _ in found} & want
-            failure += f"; placed_errors.py: {len(got)} of its {placed} placed errors reported"
+    failure = probekit.exact_errors(lambda name: _check(python, name, project), expected,
+                                    "ty check")
     if failure:
-        return False, failure
+        return False, f"{version}: {failure}"
     return True, (f"{version}: ty check: {corpus.name} clean; late_defaults_type_error.py: "
                   f"invalid-parameter-default on line {pad_line} only; "
                   f"late_defaults_lint.py: unresolved-reference on exactly the "
