@@ -490,3 +490,12 @@ def test_an_npm_tarball_is_checked_against_its_sha256(tmp_path: Path,
     got.unlink()
     with pytest.raises(ToolError, match="checksum mismatch"):
         sdist.download_npm("@scope/grammar", "2.0.0", "00" * 32, dest)
+
+
+def test_tool_picks_among_the_opted_in_runs(capsys: pytest.CaptureFixture[str]) -> None:
+    from tools.ecosystem import cli
+    assert cli.main(["--cargo-tests", "--tool", "black"]) != 0
+    err = capsys.readouterr().err
+    cargo_tools = [t.name for t in TOOLS if t.runner == "cargo"]
+    assert "--tool black" in err and ", ".join(cargo_tools) in err
+    assert {"ruff", "ty", "pyrefly"} <= set(cargo_tools)

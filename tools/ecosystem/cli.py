@@ -136,7 +136,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="where the venvs, builds, logs and report go (default: "
                     f"{shown(ECOSYSTEM_OUT)})")
     ap.add_argument("--tool", action="append", default=[], metavar="NAME",
-                    help="probe only these tools (repeatable; the venvs hold every tool)")
+                    help="probe only these tools (repeatable; the venvs hold every tool); "
+                    "with --cargo-tests or --jest-tests, run only these tools' tests")
     ap.add_argument("--no-stock", action="store_true",
                     help="skip the stock venv and the stock probes")
     ap.add_argument("--tests", action="store_true",
@@ -163,10 +164,12 @@ def main(argv: list[str] | None = None) -> int:
     opted_in = frozenset(runner for runner, flag in (("cargo", args.cargo_tests),
                                                       ("jest", args.jest_tests)) if flag)
     if opted_in:
-        if args.tool:
-            raise ToolError("--cargo-tests and --jest-tests choose the tools themselves; "
-                            "drop --tool")
-        args.tool = [t.name for t in tools if t.runner in opted_in]
+        runs = [t.name for t in tools if t.runner in opted_in]
+        if set(args.tool) - set(runs):
+            raise ToolError(f"--tool {', '.join(sorted(set(args.tool) - set(runs)))}: with "
+                            "--cargo-tests or --jest-tests, --tool picks among the tools "
+                            f"whose tests those runs are: {', '.join(runs)}")
+        args.tool = args.tool or runs
         args.tests = True
     if set(args.tool) - known:
         raise ToolError(f"unknown tool(s) {', '.join(sorted(set(args.tool) - known))}; "
