@@ -116,8 +116,8 @@ def build_wheel(python: Path, target: Path, dest: Path,
         cmd[cmd.index("-q")] = "-v"
         status = run_logged(cmd, log, env=scrubbed_env(env))
         if status != 0:
-            raise ToolError(f"building the wheel of {target} failed (exit {status}); it "
-                            f"needs pip to reach PyPI. The build's output: {log}\n"
+            raise ToolError(f"building the wheel of {target} failed (exit {status}); "
+                            f"pip's and the build's output: {log}, which ends\n"
                             f"{tail(log, 30)}")
     wheels = sorted(dest.glob("*.whl"))
     if len(wheels) != 1:
