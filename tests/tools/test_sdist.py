@@ -128,4 +128,4 @@ def test_a_logged_wheel_build_shows_the_backend_and_names_its_log(
 
     monkeypatch.setattr(sdist, "run_logged", run_logged)
     with pytest.raises(ToolError, match=r"(?s)wheel-rusty-patched.log.*cannot find value"):
-        sdist.build_wheel(Path("python"), tmp_path / "tree", tmp_path / "out", log=log)
+        sdist.build_wheel(Path("python"), tmp_path / "tree", tmp_path / "out", log)

@@ -101,24 +101,20 @@ def install(venv_python: Path, *targets: str | Path, deps: bool = False,
          *map(str, targets)], f"pip-installing {', '.join(map(str, targets))}", env)
 
 
-def build_wheel(python: Path, target: Path, dest: Path,
-                env: Mapping[str, str] | None = None, log: Path | None = None) -> Path:
+def build_wheel(python: Path, target: Path, dest: Path, log: Path,
+                env: Mapping[str, str] | None = None) -> Path:
     """The wheel of target (an sdist or an unpacked source tree), built by python's pip
     (with build isolation: the build backend comes from PyPI) into dest, which must not
-    hold another wheel. env adds variables (a pin.toml's install_env). With log, pip
-    writes what the build prints there as it goes (a Rust build runs for minutes)."""
-    cmd = [str(python), "-m", "pip", "wheel", *PIP_QUIET, *PIP_NETWORK, "--no-deps",
-           "-w", str(dest), str(target)]
-    if log is None:
-        pip(cmd, f"building the wheel of {target}", env)
-    else:
-        # -v: pip shows the backend's output (cargo's progress) instead of holding it
-        cmd[cmd.index("-q")] = "-v"
-        status = run_logged(cmd, log, env=scrubbed_env(env))
-        if status != 0:
-            raise ToolError(f"building the wheel of {target} failed (exit {status}); "
-                            f"pip's and the build's output: {log}, which ends\n"
-                            f"{tail(log, 30)}")
+    hold another wheel. env adds variables (a pin.toml's install_env). pip writes what
+    the build prints to log as it goes (a Rust build runs for minutes): -v, so that it
+    shows the backend's output (cargo's progress) instead of holding it."""
+    cmd = [str(python), "-m", "pip", "wheel", "-v", "--disable-pip-version-check",
+           *PIP_NETWORK, "--no-deps", "-w", str(dest), str(target)]
+    status = run_logged(cmd, log, env=scrubbed_env(env))
+    if status != 0:
+        raise ToolError(f"building the wheel of {target} failed (exit {status}); "
+                        f"pip's and the build's output: {log}, which ends\n"
+                        f"{tail(log, 30)}")
     wheels = sorted(dest.glob("*.whl"))
     if len(wheels) != 1:
         raise ToolError(f"building the wheel of {target} left {[w.name for w in wheels]} "

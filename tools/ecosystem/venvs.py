@@ -176,7 +176,7 @@ def tool_wheel(pip_python: Path, tool: Tool, variant: str, layout: Layout) -> Pa
         log = layout.log(f"wheel-{tool.name}-{variant}")
         say(f"{tool.name}: building the {variant} wheel{' with ' + shown if shown else ''} "
             f"(log: {rel(log)})")
-        wheel = sdist.build_wheel(pip_python, target, tmp, env=env, log=log)
+        wheel = sdist.build_wheel(pip_python, target, tmp, log, env=env)
     tmp.rename(dest)
     return dest / wheel.name
 
