@@ -499,3 +499,41 @@ def test_tool_picks_among_the_opted_in_runs(capsys: pytest.CaptureFixture[str]) 
     cargo_tools = [t.name for t in TOOLS if t.runner == "cargo"]
     assert "--tool black" in err and ", ".join(cargo_tools) in err
     assert {"ruff", "ty", "pyrefly"} <= set(cargo_tools)
+
+
+def test_wheel_builds_share_a_cargo_target_only_while_the_venv_is_made(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    layout = venvs.Layout(tmp_path / "out")
+    targets: dict[str, str | None] = {}
+
+    def build_wheel(python: Path, target: Path, dest: Path, log: Path,
+                    env: dict[str, str]) -> Path:
+        targets[target.name] = env.get("CARGO_TARGET_DIR")
+        assert not (layout.cargo_target() / "stale").exists()
+        if target.name == "plain":
+            (layout.cargo_target() / "release").mkdir(parents=True)  # as cargo would
+        wheel = dest / f"{target.name}-1.0-py3-none-any.whl"
+        wheel.write_bytes(b"w")
+        return wheel
+
+    def install(*args: object, **kwargs: object) -> None:
+        raise ToolError("stopped after the wheels")
+
+    monkeypatch.setattr(sdist, "build_wheel", build_wheel)
+    monkeypatch.setattr(sdist, "install", install)
+    monkeypatch.setattr(venvs, "patched_tree", lambda pip_python, tool, layout: tmp_path / tool.name)
+    monkeypatch.setattr(venvs, "create_venv", lambda python, venv, log=None: venv / "bin/python")
+    plain = ecosystem.load_tool(make_tool(tmp_path / "pins", "plain"))
+    own_pin = make_tool(tmp_path / "pins", "own") / "pin.toml"
+    own_pin.write_text(own_pin.read_text().replace(
+        "needs = []", 'needs = []\ninstall_env = {CARGO_TARGET_DIR = "elsewhere"}'))
+    own = ecosystem.load_tool(own_pin.parent)
+    layout.cargo_target().mkdir(parents=True)
+    (layout.cargo_target() / "stale").write_text("left by an earlier run")
+    with pytest.raises(ToolError, match="stopped after the wheels"):
+        venvs.prepare_venv(Path("python"), "patched", [plain, own], layout=layout)
+    # one target for the builds of this venv, emptied first and removed after, even on
+    # failure; a pin.toml that names its own keeps it
+    assert targets == {"plain": str(layout.cargo_target()), "own": "elsewhere"}
+    assert not layout.cargo_target().exists()

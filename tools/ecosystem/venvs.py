@@ -51,6 +51,14 @@ class Layout:
         """Where this variant of the tool is kept: its wheel's or its build's directory."""
         return self.wheel_dir(tool, variant) if tool.on_pypi else self.build_dir(tool, variant)
 
+    def cargo_target(self) -> Path:
+        """The cargo target directory that the wheel builds of one venv share (ruff and
+        ty lock the same crates, so ty's build reuses what ruff's compiled). It lasts one
+        prepare_venv: cargo tells a changed path crate by its files' times, and a tree
+        unpacked anew has the sdist's older times, so a target kept across runs could
+        hold a crate built from a patch since changed."""
+        return self.root / "cargo-target"
+
     def source_root(self, tool: Tool, variant: str) -> Path:
         """Where a variant's tree is unpacked: src/<tool> (patched), src-stock/<tool>."""
         return self.root / ("src" if variant == "patched" else "src-stock") / tool.name
@@ -151,8 +159,10 @@ def prepare_tree(tool: Tool, tree: Path, layout: Layout) -> None:
                             f"{' '.join(command)}\n{tail(log, 20)}")
 
 
-def tool_wheel(pip_python: Path, tool: Tool, variant: str, layout: Layout) -> Path:
-    """The wheel of the tool's stock or patched build, built once per key."""
+def tool_wheel(pip_python: Path, tool: Tool, variant: str, layout: Layout,
+               cargo_target: Path | None = None) -> Path:
+    """The wheel of the tool's stock or patched build, built once per key. A Rust build
+    uses cargo_target as its target directory, where install_env names none."""
     dest = layout.wheel_dir(tool, variant)
     built = sorted(dest.glob("*.whl")) if dest.is_dir() else []
     if len(built) == 1:
@@ -172,6 +182,8 @@ def tool_wheel(pip_python: Path, tool: Tool, variant: str, layout: Layout) -> Pa
         target = patched_tree(pip_python, tool, layout) if variant == "patched" \
             else fetch_sdist(pip_python, tool, layout)
         env = constraints_env(layout, tool.install_env)
+        if cargo_target is not None:
+            env.setdefault("CARGO_TARGET_DIR", str(cargo_target))
         shown = " ".join(f"{k}={v}" for k, v in tool.install_env.items())
         log = layout.log(f"wheel-{tool.name}-{variant}")
         say(f"{tool.name}: building the {variant} wheel{' with ' + shown if shown else ''} "
@@ -350,12 +362,17 @@ def prepare_venv(python: Path, variant: str, tools: list[Tool],
     vpy = create_venv(python, venv, log=log)
     started = time.monotonic()
     wheels, builds = [], []
-    for number, tool in enumerate(tools, 1):
-        say(f"[{number}/{len(tools)}] {tool.name} {tool.version} ({variant})")
-        if tool.on_pypi:
-            wheels.append(tool_wheel(vpy, tool, variant, layout))
-        else:
-            builds.append((tool, tool_build(vpy, tool, variant, layout)))
+    cargo_target = layout.cargo_target()
+    shutil.rmtree(cargo_target, ignore_errors=True)
+    try:
+        for number, tool in enumerate(tools, 1):
+            say(f"[{number}/{len(tools)}] {tool.name} {tool.version} ({variant})")
+            if tool.on_pypi:
+                wheels.append(tool_wheel(vpy, tool, variant, layout, cargo_target))
+            else:
+                builds.append((tool, tool_build(vpy, tool, variant, layout)))
+    finally:
+        shutil.rmtree(cargo_target, ignore_errors=True)
     pins = [f"{u.name}=={u.version}" for u in installed if u.version] + \
         [r for t in tools for r in t.requirements]
     say(f"installing {len(wheels)} {variant} wheels{' and ' + ', '.join(pins) if pins else ''}"
