@@ -7,7 +7,8 @@ build/logs/<name>-<step>.log, whose tail is shown on failure; -v streams it):
      is not configured yet or the flags changed (then `make clean` too)
   2. (--regen) make regen-token regen-pegen regen-ast regen-cases
      regen-keyword regen-sre regen-typeslots regen-global-objects
-     (these write a file only when its content changes)
+     (these write a file only when its content changes); skipped when the tree's
+     files are as the last build with --regen left them (tree_digest())
   3. make -j<jobs>
   4. (--regen) make regen-test-frozenmain, then make -j<jobs> again
   0. (--clone-of SOURCE) make the tree a clone of SOURCE at its HEAD first;
@@ -35,18 +36,20 @@ the same variables (build_info_make_vars()), or a relink would lose the tag.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import os
 import re
 import shlex
 import shutil
 import sys
+import tempfile
 import time
 from pathlib import Path
 
 from tools import pq
 from tools.common import (ToolError, exits_on_tool_error, interpreter_info, rel, run, run_logged,
                           say, tail)
-from tools.git import git
+from tools.git import git, git_env
 from tools.paths import BASELINE, BASELINE_SERIES, LOGS, NOPERF, PATCHES, TREE, shown
 from tools.series import SEMANTICS, read_series, split_series, sync_patches
 
@@ -107,6 +110,49 @@ def clone_tree(source: Path, tree: Path) -> bool:
     return moved
 
 
+def tree_digest(tree: Path) -> str | None:
+    """A digest of the content of every file of the git tree, the build's products left
+    out (.git/info/exclude) and the regenerated files (skip-worktree, tools.pq) taken in:
+    when it is what the last regeneration recorded, regenerating again would write
+    nothing. git add -A runs on a copy of the index, so the tree's own is untouched.
+    None when tree is not a git tree."""
+    if not (tree / ".git" / "index").is_file():
+        return None
+    digest = hashlib.sha256()
+    with tempfile.TemporaryDirectory() as scratch:
+        env = {**git_env(), "GIT_INDEX_FILE": str(Path(scratch) / "index")}
+        # copy2: git trusts an entry's file times only if they are older than the
+        # index's own, so a fresh copy's time would hide a change made in the same second
+        shutil.copy2(tree / ".git" / "index", env["GIT_INDEX_FILE"])
+        git(tree, "add", "-A", env=env)
+        digest.update(git(tree, "write-tree", env=env).stdout.encode())
+        listed = git(tree, "ls-files", "-v", "-z", env=env).stdout.split("\0")
+    for path in sorted(entry[2:] for entry in listed if entry.startswith("S ")):
+        digest.update(path.encode() + b"\0")
+        file = tree / path
+        digest.update(file.read_bytes() if file.is_file() else b"(absent)")
+    return digest.hexdigest()
+
+
+def regenerate(b: Builder) -> None:
+    """make REGEN_TARGETS, unless the tree is as the last build with regen left it (a
+    file changed since, by hand, by tools.pq or by a checkout, makes it run)."""
+    stamp = b.tree / ".git" / "pep671-regenerated"
+    if stamp.is_file() and stamp.read_text().strip() == tree_digest(b.tree):
+        say(f"[{b.name}] regenerate generated files: up to date (no file changed since the "
+            "last regeneration)")
+        return
+    stamp.unlink(missing_ok=True)
+    b.step("regenerate generated files", "regen", ["make", *REGEN_TARGETS])
+
+
+def record_regenerated(b: Builder) -> None:
+    """After a build with regen: the tree's digest, for regenerate() to compare with."""
+    digest = tree_digest(b.tree)
+    if digest is not None:
+        (b.tree / ".git" / "pep671-regenerated").write_text(digest + "\n")
+
+
 def configure(b: Builder, configure_flags: str) -> None:
     """./configure the tree when it is not configured yet or with other flags (then
     `make clean` first)."""
@@ -165,12 +211,13 @@ def build(tree: Path = TREE, *, name: str = "cpython", configure_flags: str = ""
         (tree / "Modules" / "getbuildinfo.o").unlink(missing_ok=True)
         tag_stamp.write_text(wanted_tag)
     if regen:
-        b.step("regenerate generated files", "regen", ["make", *REGEN_TARGETS])
+        regenerate(b)
     b.step(f"build with {jobs} job(s)", "make", make)
     if regen:
         b.step("regenerate Programs/test_frozenmain.h", "regen-frozenmain",
                ["make", "regen-test-frozenmain"])
         b.step("build (after regen-test-frozenmain)", "make2", make)
+        record_regenerated(b)
     python = tree / "python"
     if not python.is_file():
         raise ToolError(f"build finished but {python} is missing")

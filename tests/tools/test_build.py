@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import os
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -75,6 +76,45 @@ def test_configure_runs_again_only_when_the_flags_change(tmp_path: Path) -> None
     build.configure(builder, "--with-pydebug")
     assert calls.read_text().splitlines() == [
         "configure REGEN", "clean", "configure REGEN --with-pydebug"]
+
+
+def test_regeneration_runs_again_only_when_a_file_changed(tmp_path: Path) -> None:
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    calls = tmp_path / "calls"
+    (tree / "configure").write_text("#!/bin/sh\n")
+    (tree / "configure").chmod(0o755)
+    regen = "\n".join(f"{target}:\n\techo {target} >> {calls}" for target in build.REGEN_TARGETS)
+    (tree / "Makefile").write_text(
+        f"all:\n\tln -sf {sys.executable} python\nclean:\n{regen}\n"
+        f"regen-test-frozenmain:\n\techo frozen > frozenmain.h\n")
+    (tree / "grammar").write_text("a\n")
+    (tree / "parser.c").write_text("generated\n")
+    (tree / "frozenmain.h").write_text("")
+    git(tree, "init", "-q")
+    (tree / ".git" / "info" / "exclude").write_text("/python\n/.pep671-*\n")
+    git(tree, "add", "-A")
+    git(tree, "commit", "-qm", "pristine")
+    # as tools.pq marks the files the build regenerates
+    git(tree, "update-index", "--skip-worktree", "parser.c", "frozenmain.h")
+
+    def regenerated() -> bool:
+        calls.unlink(missing_ok=True)
+        build.build(tree, name="test", regen=True, jobs=1, logdir=tmp_path / "logs")
+        return calls.is_file() and calls.read_text().split() == build.REGEN_TARGETS
+
+    assert regenerated()
+    assert not regenerated()                   # frozenmain.h, written after, is recorded
+    (tree / "grammar").write_text("b\n")      # a source changed
+    assert regenerated()
+    assert not regenerated()
+    (tree / "parser.c").write_text("edited by hand\n")   # a regenerated file changed
+    assert regenerated()
+    (tree / "new.c").write_text("")            # a file added
+    assert regenerated()
+    git(tree, "add", "new.c")                  # the tree's own index: untouched by the digest
+    assert git(tree, "diff", "--cached", "--name-only") == "new.c"
+    assert not regenerated()
 
 
 def test_a_failing_step_names_its_log(tmp_path: Path) -> None:
