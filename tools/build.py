@@ -134,10 +134,15 @@ def tree_digest(tree: Path) -> str | None:
     return digest.hexdigest()
 
 
+def regen_stamp(tree: Path) -> Path:
+    """Where a build with regen records tree_digest(): in .git, outside the tree's files."""
+    return tree / ".git" / "pep671-regenerated"
+
+
 def regenerate(b: Builder) -> None:
     """make REGEN_TARGETS, unless the tree is as the last build with regen left it (a
     file changed since, by hand, by tools.pq or by a checkout, makes it run)."""
-    stamp = b.tree / ".git" / "pep671-regenerated"
+    stamp = regen_stamp(b.tree)
     if stamp.is_file() and stamp.read_text().strip() == tree_digest(b.tree):
         say(f"[{b.name}] regenerate generated files: up to date (no file changed since the "
             "last regeneration)")
@@ -150,7 +155,7 @@ def record_regenerated(b: Builder) -> None:
     """After a build with regen: the tree's digest, for regenerate() to compare with."""
     digest = tree_digest(b.tree)
     if digest is not None:
-        (b.tree / ".git" / "pep671-regenerated").write_text(digest + "\n")
+        regen_stamp(b.tree).write_text(digest + "\n")
 
 
 def configure(b: Builder, configure_flags: str) -> None:
