@@ -129,7 +129,7 @@ tier2: tree ## a tier-2 build (--enable-experimental-jit=interpreter) -> build/t
 	@$(call late_tests,$(BUILD)/tier2/python)
 	@$(SCRUBBED) -- $(BUILD)/tier2/python -m test test_capi.test_opt
 
-series-check: tree ## build each prefix of patches/series, the semantics then the performance follow-up, in build/series-check and run its patch's tests (slow: one build per patch)
+series-check: tree ## build each prefix of patches/series, the semantics then the performance follow-up, in build/series-check, check that regeneration reproduces its patch's generated files and run its patch's tests (slow: one build per patch)
 	@$(TOOL).series_check --jobs $(JOBS)
 
 fuzz: build ## the differential fuzzer for FUZZ_SECONDS (prints the seed of a mismatch)

@@ -8,7 +8,10 @@ build/logs/<name>-<step>.log, whose tail is shown on failure; -v streams it):
   2. (--regen) make regen-token regen-pegen regen-ast regen-cases
      regen-keyword regen-sre regen-typeslots regen-global-objects
      (these write a file only when its content changes); skipped when the tree's
-     files are as the last build with --regen left them (tree_digest())
+     files are as the last build with --regen left them (tree_digest()). The
+     patches carry the files these write, as upstream's commits do, so in a tree
+     as committed they write nothing; after an edit of their sources (say
+     Python/bytecodes.c) what they write is to be committed with it
   3. make -j<jobs>
   4. (--regen) make regen-test-frozenmain, then make -j<jobs> again
   0. (--clone-of SOURCE) make the tree a clone of SOURCE at its HEAD first;
@@ -36,7 +39,6 @@ the same variables (build_info_make_vars()), or a relink would lose the tag.
 from __future__ import annotations
 
 import argparse
-import hashlib
 import os
 import re
 import shlex
@@ -111,27 +113,20 @@ def clone_tree(source: Path, tree: Path) -> bool:
 
 
 def tree_digest(tree: Path) -> str | None:
-    """A digest of the content of every file of the git tree, the build's products left
-    out (.git/info/exclude) and the regenerated files (skip-worktree, tools.pq) taken in:
-    when it is what the last regeneration recorded, regenerating again would write
-    nothing. git add -A runs on a copy of the index, so the tree's own is untouched.
-    None when tree is not a git tree."""
+    """A digest of the content of every file of the git tree, tracked (the regenerated
+    files too) or not, the build's products left out (.git/info/exclude): the id of the
+    git tree object that `git add -A` would commit. When it is what the last
+    regeneration recorded, regenerating again would write nothing. git add -A runs on a
+    copy of the index, so the tree's own is untouched. None when tree is not a git tree."""
     if not (tree / ".git" / "index").is_file():
         return None
-    digest = hashlib.sha256()
     with tempfile.TemporaryDirectory() as scratch:
         env = {**git_env(), "GIT_INDEX_FILE": str(Path(scratch) / "index")}
         # copy2: git trusts an entry's file times only if they are older than the
         # index's own, so a fresh copy's time would hide a change made in the same second
         shutil.copy2(tree / ".git" / "index", env["GIT_INDEX_FILE"])
         git(tree, "add", "-A", env=env)
-        digest.update(git(tree, "write-tree", env=env).stdout.encode())
-        listed = git(tree, "ls-files", "-v", "-z", env=env).stdout.split("\0")
-    for path in sorted(entry[2:] for entry in listed if entry.startswith("S ")):
-        digest.update(path.encode() + b"\0")
-        file = tree / path
-        digest.update(file.read_bytes() if file.is_file() else b"(absent)")
-    return digest.hexdigest()
+        return git(tree, "write-tree", env=env).stdout.strip()
 
 
 def regen_stamp(tree: Path) -> Path:

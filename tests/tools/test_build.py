@@ -94,9 +94,7 @@ def test_regeneration_runs_again_only_when_a_file_changed(tmp_path: Path) -> Non
     git(tree, "init", "-q")
     (tree / ".git" / "info" / "exclude").write_text("/python\n/.pep671-*\n")
     git(tree, "add", "-A")
-    git(tree, "commit", "-qm", "pristine")
-    # as tools.pq marks the files the build regenerates
-    git(tree, "update-index", "--skip-worktree", "parser.c", "frozenmain.h")
+    git(tree, "commit", "-qm", "pristine")     # the regenerated files tracked as any other
 
     def regenerated() -> bool:
         calls.unlink(missing_ok=True)
@@ -110,11 +108,28 @@ def test_regeneration_runs_again_only_when_a_file_changed(tmp_path: Path) -> Non
     assert not regenerated()
     (tree / "parser.c").write_text("edited by hand\n")   # a regenerated file changed
     assert regenerated()
+    assert not regenerated()
+    git(tree, "commit", "-qam", "parser.c as edited")       # committed: the same content
+    assert not regenerated()
+    git(tree, "rm", "-q", "--cached", "parser.c")             # untracked: still counted
+    assert not regenerated()
+    (tree / "parser.c").write_text("edited again\n")
+    assert regenerated()
+    git(tree, "reset", "-q", "--hard", "HEAD")
+    assert regenerated()                                     # a checkout changed it
     (tree / "new.c").write_text("")            # a file added
     assert regenerated()
     git(tree, "add", "new.c")                  # the tree's own index: untouched by the digest
     assert git(tree, "diff", "--cached", "--name-only") == "new.c"
     assert not regenerated()
+
+
+def test_the_build_runs_the_target_of_every_file_it_regenerates() -> None:
+    from tools.tree_files import GENERATED, regen_target
+    assert set(GENERATED.values()) == {*build.REGEN_TARGETS, "regen-test-frozenmain"}
+    assert regen_target("Parser/parser.c") == "regen-pegen"
+    assert regen_target("Objects/clinic/longobject.c.h") == "clinic"
+    assert regen_target("Parser/parser.h") is None
 
 
 def test_a_failing_step_names_its_log(tmp_path: Path) -> None:
