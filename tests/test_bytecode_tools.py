@@ -359,6 +359,52 @@ def test_default_reading_a_later_parameter_keeps_its_message(transform: str) -> 
     assert probes == (["ran"] * 3 if transform == "probe" else [])
 
 
+def probe_before_every_instruction(fn: Callable[..., Any],
+                                   probes: list[int]) -> types.CodeType:
+    """fn's code with a probe call (LOAD_CONST, PUSH_NULL, CALL 0, POP_TOP)
+    before each instruction of its prologue, as an instruction-counting tracer
+    inserts one.  A jump's label stays where it was, so a jump to an
+    instruction now lands on its probe: between two blocks of the prologue,
+    and between each test and its jump.  (The prologue ends at the label that
+    the jump after its last test goes to.)"""
+    bytecode = Bytecode.from_code(fn.__code__)
+    probe = [Instr("LOAD_CONST", lambda: probes.append(1)), Instr("PUSH_NULL"),
+             Instr("CALL", 0), Instr("POP_TOP")]
+    start = after_resume(bytecode)
+    tests = [i for i, instr in enumerate(bytecode) if isinstance(instr, Instr)
+             and instr.name in ("QUERY_FAST", "QUERY_DEREF")]
+    end = len(bytecode)
+    if tests:
+        jump = next(instr for instr in bytecode[tests[-1] + 1:]
+                    if isinstance(instr, Instr) and instr.name == "POP_JUMP_IF_TRUE")
+        end = bytecode.index(jump.arg)
+    out = list(bytecode[:start])
+    for instr in bytecode[start:end]:
+        if isinstance(instr, Instr):
+            out.extend(Instr(p.name, p.arg) for p in probe)
+        out.append(instr)
+    bytecode[:] = out + list(bytecode[end:])
+    return bytecode.to_code()
+
+
+@pytest.mark.parametrize("fn, calls", CASES, ids=IDS)
+def test_probe_before_every_instruction(fn: Callable[..., Any],
+                                        calls: list[Call]) -> None:
+    """Each test finds the later ones in the code, wherever tools put them:
+    results, the signature and the message for a parameter read before its
+    default has run are unchanged."""
+    probes: list[int] = []
+    check_behaviour(fn, rebuild(fn, probe_before_every_instruction(fn, probes)),
+                    calls)
+    assert probes
+    fn = reads_a_later_parameter
+    new = rebuild(fn, probe_before_every_instruction(fn, probes))
+    with pytest.raises(UnboundLocalError) as info:
+        new(0)
+    assert str(info.value) == LATE_MESSAGE
+    assert new(0, 2) == (0, 2, 1)
+
+
 # --- Constants -------------------------------------------------------------------------
 
 @pytest.mark.parametrize("fn, calls", CASES, ids=IDS)
