@@ -23,9 +23,14 @@ Tests left out, and why:
   (its function is made by exec, so it is never compiled), tracing and tracebacks
   (TracebackAndTracingTests: line events and pdb of bytecode), the late-default
   object itself (LateDefaultObjectTests) and the function attributes and code
-  objects of the interpreter (BytecodeTests, ExtrasTests, and in BindingRuleTests
+  objects of the interpreter (BytecodeTests, CodeObjectTests, MismatchedCodeTests,
+  ExtrasTests, ExtrasOddValuesTests, IntrospectionTests, and in BindingRuleTests
   the tests that build a function from its code object, replace its code or read
-  its frame), LocalsTests (locals() and f_locals of a frame), and three tests
+  its frame: test_function_from_code_alone, test_code_replace_keeps_late_defaults,
+  test_omitted_parameter_holds_its_default_when_the_code_starts), LocalsTests
+  (locals() and f_locals of a frame, as
+  BindingRuleTests.test_later_late_default_objects_are_unbound_first reads
+  locals() while the defaults run), and three tests
   of a behaviour that is not the late default's: a body local read before the
   body binds it and a deleted parameter
   (ScopeTests.test_body_local_is_unbound_when_defaults_run,
@@ -62,14 +67,16 @@ Tests left out, and why:
   that Cython leaves out run; so do the tests of SyntaxTests that define
   functions (rather than compile() source), of the late-default objects
   compiled code makes, and of __defaults_extra__ and __kwdefaults_extra__.
-  Left out for Nuitka: the late-default object is made when the 'def' runs,
-  not once per code object as a constant of the code
-  (LateDefaultObjectTests.test_made_once_per_code_object); a compiled function
-  tells which defaults are late by their type alone (its code object has no
-  prologue to consult), so IntrospectionAgreesWithCallsTests, which build
-  functions whose defaults and code disagree, and
-  ExtrasTests.test_follow_the_defaults and
-  test_late_default_object_without_a_prologue are out
+  A compiled function has no prologue in a code object: it tells which defaults
+  are late by their type alone, which is the interpreter's rule for
+  introspection too (inspect.signature() and the extras follow the late-default
+  objects that the defaults hold, whatever the code), so the tests of
+  IntrospectionTests and ExtrasTests.test_follow_the_defaults, which move
+  objects between parameters and functions, run. Left out for Nuitka: the
+  late-default object is made when the 'def' runs, not once per code object as
+  a constant of the code (LateDefaultObjectTests.test_made_once_per_code_object);
+  IntrospectionTests.test_bind_and_apply_defaults_agree_with_the_call builds a
+  function from the compiled function's code object, which is not what runs
   (ecosystem/patched/nuitka/README.md).
 """
 
@@ -167,7 +174,7 @@ NUITKA_ONLY: dict[str, tuple[str, ...]] = {
     "PassingSuppressesTests": ("test_missing_required_keyword_only_argument",),
     "LateDefaultObjectTests": (
         "test_type_text_and_repr",
-        "test_compares_by_identity",
+        "test_compares_and_hashes_by_text",
         "test_pickle",
         "test_copy_returns_the_object",
     ),
@@ -182,7 +189,14 @@ NUITKA_ONLY: dict[str, tuple[str, ...]] = {
         "test_none_without_late_defaults",
         "test_source_text_is_unparsed_expression",
         "test_read_only",
+        "test_follow_the_defaults",
         "test_kwdefaults_extra_is_a_new_dict",
+    ),
+    "IntrospectionTests": (
+        "test_object_moved_to_another_function",
+        "test_object_on_a_parameter_without_a_late_default",
+        "test_parameter_default_is_the_bound_object",
+        "test_pickled_parameters_and_signatures_are_equal",
     ),
 }
 

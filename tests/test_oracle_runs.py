@@ -1,5 +1,7 @@
 """The three oracles of tools.oracles, each for a short budget with a fixed seed (the
-long runs are `make oracles`): no crash, and no disagreement with the oracle.
+long runs are `make oracles`): no crash, and no disagreement with the oracle (for the
+code-object oracle: no mutant, rewritten as tools rewrite code, that behaves otherwise
+than the code it was made from).
 
 They run under this interpreter, the patched one in build/venv (which has cloudpickle,
 pinned in tests/requirements.txt, for the introspection oracle's pickling by value);

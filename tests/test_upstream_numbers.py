@@ -1,7 +1,10 @@
-"""The fork keeps every number upstream gave: tokens, instructions (specialized ones
-included) and the marshal type codes it reads. The oracle is the unpatched baseline
-built from the same tarball (build/baseline/python, which `make test` builds for the
-parity run of the regression suite)."""
+"""The fork keeps every number upstream gave: tokens and instructions (specialized ones
+included), and its own take numbers upstream left free: the FATARROW token, the
+instructions QUERY_DEREF (119) and QUERY_FAST (120), and the specialized
+CALL_PY_WITH_DEFAULTS (223) and QUERY_FAST_JUMP (224), which QUERY_FAST makes of
+itself the first time it runs. The oracle is the unpatched baseline built from the
+same tarball (build/baseline/python, which `make test` builds for the parity run of
+the regression suite)."""
 
 from __future__ import annotations
 
@@ -60,3 +63,26 @@ def test_new_names_take_numbers_upstream_left_free(both) -> None:
             assert patched[table][name] not in taken, (table, name)  # type: ignore[index]
     assert "FATARROW" in patched["tokens"]  # type: ignore[operator]
     assert patched["N_TOKENS"] == upstream["N_TOKENS"] + 1
+
+
+# The numbers the fork adds, and nothing else: CALL_PY_LATE_DEFAULTS is gone (a call
+# that omits late-bound defaults is CALL_PY_WITH_DEFAULTS's), and no specialized
+# instruction is numbered past QUERY_FAST_JUMP.
+NEW = {
+    "opcodes": {"QUERY_DEREF": 119, "QUERY_FAST": 120},
+    "specialized": {"CALL_PY_WITH_DEFAULTS": 223, "QUERY_FAST_JUMP": 224},
+}
+
+
+@pytest.mark.parametrize("table", sorted(NEW))
+def test_the_fork_s_own_numbers(both, table: str) -> None:
+    upstream, patched = both
+    new = {name: value for name, value in patched[table].items()  # type: ignore[union-attr]
+           if name not in upstream[table]}  # type: ignore[operator]
+    assert new == NEW[table]
+
+
+def test_specialized_instructions_end_at_query_fast_jump(both) -> None:
+    _, patched = both
+    assert max(patched["specialized"].values()) == 224  # type: ignore[union-attr]
+    assert patched["MIN_INSTRUMENTED_OPCODE"] > 224  # type: ignore[operator]

@@ -6,9 +6,13 @@ CPython's fuzz tests live in Modules/_xxtestfuzz/fuzzer.c (OSS-Fuzz builds them
 from Modules/_xxtestfuzz/fuzz_tests.txt). Two of them reach what the series adds:
 fuzz_pycompile compiles its input (the series adds `=>` to its dictionary and a
 seed with late-bound defaults), and fuzz_marshal_code, which the series adds,
-loads its input with marshal and, when that makes a code object, reads it the
-ways that rely on the validation of late-default prologues (the texts of its
-late-bound defaults, code.replace(), marshal.dumps()).
+loads its input with marshal (code objects, and the late-default objects that
+the code defining a function holds as constants: marshal's type '=') and, when
+that makes a code object, reads it in the ways that do not run it:
+code.replace() (ValueError allowed), co_code and marshal.dumps(). Nothing checks
+a code object's late-default prologue any more: marshal data is trusted as far
+as upstream trusts it, so a crash that the unpatched interpreter has too on the
+same input is upstream's (step 7).
 
 Steps, each announced with a line starting with ==>:
 
@@ -342,7 +346,10 @@ def rerun_artifacts(target: str, exe: Path) -> tuple[int, list[Path]]:
 # What each harness does with its input, in Python, for the unpatched
 # interpreter (build/baseline/python). os.abort() stands where the harness
 # aborts. A baseline killed by a signal on an artifact shows the fault to be
-# upstream's.
+# upstream's. fuzz_marshal_code's reads are the harness's own: replace()
+# (ValueError allowed), co_code, marshal.dumps(), any other exception but
+# MemoryError an abort; the baseline's marshal refuses a late-default object
+# (type '=') as bad data, as the harness takes any exception of loads().
 BASELINE_READS = {
     "fuzz_pycompile": r"""
 import os, sys

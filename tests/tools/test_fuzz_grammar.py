@@ -186,11 +186,6 @@ def test_detects_accepted_misplaced_late_default() -> None:
     assert checks(out) == []
 
 
-def with_late_texts(code: types.CodeType, *texts: str) -> types.CodeType:
-    """code with other source texts for its late-bound defaults."""
-    return code.replace(co_consts=code.co_consts[:-1] + (texts,))
-
-
 def test_detects_wrong_defaults_extra() -> None:
     ns: dict[str, object] = {}
     exec("def f(a, b=>a * 2):\n    return b\n", ns)  # source text: stock linters parse this file
@@ -199,14 +194,14 @@ def test_detects_wrong_defaults_extra() -> None:
     out = Outcome()
     check_function(f, node, False, out)
     assert checks(out) == []
-    # The extras read the texts that the code keeps (its last constant): a code
-    # object whose texts are wrong stands for a compiler that renders them wrongly.
-    f.__code__ = with_late_texts(f.__code__, "a + 2")
+    # The extras are the texts of the late-default objects the defaults hold: an
+    # object with another text stands for a compiler that renders it wrongly.
+    f.__defaults__ = (types.LateDefaultType("a + 2"),)
     check_function(f, node, False, out)
     assert checks(out) == ["extras text is not the future-annotations text"]
     out = Outcome()
     node = ast.parse("def f(a, b=>1 + 2): pass").body[0]
-    f.__code__ = with_late_texts(f.__code__, "3")
+    f.__defaults__ = (types.LateDefaultType("3"),)
     check_function(f, node, False, out)
     assert checks(out) == [FOLDED]
 

@@ -1,5 +1,6 @@
 """tools.oracles: the harness catches a crash and pins it to its case; the mutator
-decodes and encodes code faithfully; each oracle's checks can fail."""
+decodes and encodes code faithfully, keeps upstream's invariants and its oracle
+compares a mutant with its original; each oracle's checks can fail."""
 
 from __future__ import annotations
 
@@ -94,19 +95,120 @@ def test_specialization_cases_compile_and_alternate() -> None:
     assert kinds == {True, False}
 
 
-def test_signature_checks_catch_a_signature_that_lies(monkeypatch: pytest.MonkeyPatch) -> None:
-    # The defaults record that they run, as the oracle's functions do.
+def test_insertions_keep_or_take_the_label() -> None:
+    # Before the label, a jump keeps its target; after it (a block's probe), the
+    # jump goes to the new code, which falls through to the old target.
+    program = code_mutation.decode(functions_with_late_defaults()[0].__code__)
+    jump = next(i for i in program.instrs if i.name == "POP_JUMP_IF_TRUE")
+    target = program.instrs[jump.target]
+    assert target.name == "QUERY_FAST"
+    code_mutation.insert(program, jump.target, [code_mutation.Instr("NOP", 0)])
+    assert program.instrs[jump.target] is target
+    code_mutation.insert(program, jump.target, [code_mutation.Instr("NOP", 0)],
+                         after_label=True)
+    assert program.instrs[jump.target].name == "NOP"
+    assert program.instrs[jump.target + 1] is target
+    assert code_mutation.stack_depths(program) is not None
+
+
+def test_a_generator_s_handler_sees_late_parameters_unbound() -> None:
+    # A generator's own handler covers the prologue: a LOAD_FAST of a late-bound
+    # parameter there may read NULL (an upstream invariant the mutator keeps).
+    gen = functions_with_late_defaults()[1]
+    program = code_mutation.decode(gen.__code__)
+    unbound = code_mutation.maybe_unbound(program, gen.__code__)
+    resume = code_mutation.resume_index(program)
+    assert unbound[resume + 1] == set()
+    handler = max(h.target for h in program.handlers)
+    assert unbound[handler] == {1}     # b; a is in a cell (its LOAD_FAST reads the cell)
+
+
+def test_mutants_keep_upstream_invariants_and_are_deterministic() -> None:
+    kinds = set()
+    for number in range(150):
+        outcome = code_mutation.run_case(3, number)
+        assert outcome[0] in ("same", "differ"), outcome
+        kinds.update(kind.split(" at ")[-1].split()[0] for kind in outcome[1])
+        if number < 10:
+            assert code_mutation.run_case(3, number) == outcome
+            assert "mutations:" in code_mutation.describe(3, number)
+    assert {"resume", "boundary", "block"} <= kinds
+
+
+def test_the_mutant_is_compared_with_its_original(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A mutation that changes what the code does (its loads of numbers, strings and
+    # None load another constant) disagrees with the unmutated function.
+    def wrong(rng: random.Random, code: types.CodeType) -> code_mutation.Mutant:
+        consts = code.co_consts + ("wrong",)
+        program = code_mutation.decode(code)
+        for ins in program.instrs:
+            if (ins.name in code_mutation.CONST_LOADS
+                    and isinstance(consts[ins.arg], (int, str, type(None)))):
+                ins.arg = len(consts) - 1
+        return code_mutation.Mutant(program, consts, code.co_names, ["wrong loads"])
+    monkeypatch.setattr(code_mutation, "mutate", wrong)
+    outcomes = [code_mutation.run_case(5, number) for number in range(10)]
+    assert any(outcome[0] == "differ" for outcome in outcomes), outcomes
+
+
+def ran_twice(tag: str) -> dict[str, object]:
     ns = {"_ran": signature_checks._ran}
-    exec("def f(a, b=>(_ran('t.b'), a), *, c=0):\n    return a, b, c\n", ns)
-    f = ns["f"]
-    rng = random.Random(1)
-    assert signature_checks.check(f, rng, [types.LateDefaultType("x")]) == []
-    # A signature that shows late defaults as early ones no longer agrees.
-    monkeypatch.setattr(inspect.Parameter, "_late_text", lambda self: None)
-    problems = signature_checks.check(f, random.Random(1), [types.LateDefaultType("x")])
-    assert any("is not shown late" in p for p in problems)
-    # And one that shows an early default as late.
-    monkeypatch.setattr(inspect.Parameter, "_late_text", lambda self: "(_ran('t.b'), a)")
-    problems = signature_checks.check(functools.partial(f, 1), random.Random(1),
-                                      [types.LateDefaultType("x")])
-    assert any("is shown late" in p for p in problems)
+    exec(f"def f(a, b=>(_ran('{tag}.b'), a), *, c=0):\n    return a, b, c\n", ns)
+    return ns
+
+
+def test_signature_checks_agree_with_a_late_bound_function() -> None:
+    f = ran_twice("f1_0")["f"]
+    assert signature_checks.check(f, random.Random(1), [types.LateDefaultType("x")]) == []
+    # Objects moved between functions and parameters: shown with their own texts,
+    # while the call runs the code's default.
+    g = ran_twice("f1_1")["f"]
+    f.__defaults__, f.__kwdefaults__ = g.__defaults__, {"c": g.__defaults__[0]}
+    assert signature_checks.check(f, random.Random(1), [types.LateDefaultType("x")]) == []
+    assert str(inspect.signature(f)) == "(a, b=>(_ran('f1_1.b'), a), *, c=>(_ran('f1_1.b'), a))"
+    # A partial that gives b a foreign late-default object: shown with its text.
+    p = functools.partial(f, b=types.LateDefaultType("x"))
+    assert signature_checks.check(p, random.Random(1), [types.LateDefaultType("x")]) == []
+    assert str(inspect.signature(p)) == "(a, *, b=>x, c=>(_ran('f1_1.b'), a))"
+
+
+def test_signature_checks_catch_a_signature_that_lies(monkeypatch: pytest.MonkeyPatch) -> None:
+    f = ran_twice("f2_0")["f"]
+    lates = [types.LateDefaultType("x")]
+    # A signature that shows late defaults as early ones.
+    monkeypatch.setattr(inspect.Parameter, "__str__",
+                        lambda self: f"{self.name}={self.default!r}")
+    problems = signature_checks.check(f, random.Random(1), lates)
+    assert any("is shown for the default" in p for p in problems), problems
+    monkeypatch.undo()
+    # One whose defaults are equal to the objects the function holds (they compare
+    # by text) but are not them.
+    real = inspect.Parameter.default
+    monkeypatch.setattr(inspect.Parameter, "default", property(
+        lambda self: (types.LateDefaultType(real.fget(self).text)
+                      if isinstance(real.fget(self), types.LateDefaultType)
+                      else real.fget(self))))
+    problems = signature_checks.check(f, random.Random(1), lates)
+    assert any("but the function holds" in p for p in problems), problems
+
+
+def test_signature_checks_catch_a_call_that_runs_the_wrong_default() -> None:
+    lates = [types.LateDefaultType("x")]
+    # The code names a late default for a (the id it would record) but has none:
+    # a late-default object bound to a must have run it.
+    ns = {"_ran": signature_checks._ran}
+    exec("def k(a=0):\n    return ('f3_0.a', a)\n", ns)
+    k = ns["k"]
+    k.__defaults__ = (types.LateDefaultType("5"),)
+    problems = signature_checks.check(k, random.Random(1), lates)
+    assert any("not the code's default 'f3_0.a'" in p for p in problems), problems
+    # A code without a late default for b that records one as if it ran.
+    ns["_late"] = lates[0]
+    exec("def h(a, b=0):\n"
+         "    if type(b) is type(_late):\n"
+         "        _ran('.'.join(['f3_1', 'b']))\n"
+         "    return a, b\n", ns)
+    h = ns["h"]
+    h.__defaults__ = (types.LateDefaultType("5"),)
+    problems = signature_checks.check(h, random.Random(1), lates)
+    assert any("but the code has no late default for it" in p for p in problems), problems

@@ -216,7 +216,7 @@ def code_key(value: Any) -> Any:
     if isinstance(value, frozenset):
         return ("frozenset", tuple(sorted(repr(code_key(v)) for v in value)))
     if type(value).__name__ == "LateDefaultType":
-        # Compared by identity: what marshal must keep is the text.
+        # They compare by text: keyed by it, and apart from a str of the same text.
         return ("LateDefaultType", value.text)
     return (type(value).__name__, value)
 

@@ -27,7 +27,8 @@ duplicated arguments), each call repeated so that the specializing
 interpreter warms up.  The outcomes are compared: the returned tuple of all
 parameters, the exception type and message, and the evaluation log.  The
 late-bound function's __defaults_extra__/__kwdefaults_extra__ are checked
-against the source texts too.
+against the source texts too (and against the text of _L where it is an early
+default: they follow the late-default objects that the defaults hold).
 
 Deterministic for a seed: case N of seed S is the same on every run
 (replay one with --seed S --case N).  On a mismatch the seed, the case

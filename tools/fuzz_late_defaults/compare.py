@@ -9,9 +9,9 @@ import sys
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from tools.fuzz_late_defaults.runtime import Boom, helpers, LOG
-from tools.fuzz_late_defaults.generate import (Call, gen_call, gen_signature, late_expr, render,
-                                               Signature)
+from tools.fuzz_late_defaults.runtime import Boom, helpers, LOG, _L
+from tools.fuzz_late_defaults.generate import (Call, Param, gen_call, gen_signature, late_expr,
+                                               render, Signature)
 
 
 Outcome = tuple[Any, ...]
@@ -55,16 +55,19 @@ class Mismatch:
 
 
 def expected_extras(sig: Signature) -> tuple[Any, Any]:
+    """__defaults_extra__ and __kwdefaults_extra__ as the defaults make them: the text
+    of each late-default object held, the source of a late default or the text of
+    _L as an early default (introspection follows the objects), None for any other
+    value, and None when no default is a late-default object."""
+    def text(p: Param) -> str | None:
+        if p.default == "late":
+            return ast.unparse(ast.parse(late_expr(p, sig, False), mode="eval"))
+        return _L.text if p.early == "_L" else None
     pos_defaults = [p for p in sig.positional if p.default != "none"]
-    pos_extra: Any = None
-    if any(p.default == "late" for p in pos_defaults):
-        pos_extra = tuple(ast.unparse(ast.parse(late_expr(p, sig, False), mode="eval"))
-                          if p.default == "late" else None for p in pos_defaults)
-    kw_defaults = [p for p in sig.kwonly if p.default != "none"]
-    kw_extra: Any = None
-    if any(p.default == "late" for p in kw_defaults):
-        kw_extra = {p.name: (ast.unparse(ast.parse(late_expr(p, sig, False), mode="eval"))
-                             if p.default == "late" else None) for p in kw_defaults}
+    pos_texts = tuple(text(p) for p in pos_defaults)
+    pos_extra: Any = pos_texts if any(t is not None for t in pos_texts) else None
+    kw_texts = {p.name: text(p) for p in sig.kwonly if p.default != "none"}
+    kw_extra: Any = kw_texts if any(t is not None for t in kw_texts.values()) else None
     return pos_extra, kw_extra
 
 

@@ -3,22 +3,59 @@ decodes that interpreter's bytecode with its own dis), imported by the batch scr
 of tools.oracles.code_objects.
 
 A case: a random function with late defaults (positional, keyword-only, in cells,
-read by inner lambdas, comprehensions in defaults, generators), one mutation of its
-code, the code rebuilt through one route (``replace()``, the ``types.CodeType``
-constructor, ``marshal``), and, unless the interpreter refuses it, calls of a
-function made from it. The outcome is a short summary; the oracle is that the process
-lives: a refused code object is a Python exception, and an accepted one runs to a
-result or a Python exception.
+read by inner lambdas, comprehensions in defaults, generators), its code rewritten
+the ways real tools rewrite code (instrumenters, coverage probes, bytecode
+rewriters, assemblers), rebuilt through one route (``replace()``, the
+``types.CodeType`` constructor, ``marshal``, the ``bytecode`` package when it is
+installed), and a function made from the mutant with the original's globals,
+defaults, keyword defaults and closure. The oracle is differential: call sites
+call the mutant and the unmutated function in the same ways (arguments left out,
+passed, passed a late-default object of their own or a foreign one, by position
+and by keyword), each site a few times so that the call and the prologue's tests
+specialize, and the two must give the same results: the same value (its repr,
+addresses aside; a generator's values), or the same exception type and message.
+And the process lives.
 
-The mutations keep what upstream CPython needs of its own instructions, which it
-does not check (it runs whatever bytecode it is given): stack effects balanced at
-every instruction and across jumps and handlers (checked by stack_depths() before a
-mutant runs; one that fails is counted, not run), arguments in range, jump targets
-on instructions, the values on the stack of the right kind. What they change freely
-is the fork's own surface: where QUERY_FAST and QUERY_DEREF stand, what they test
-and what follows them, whether a late-bound parameter's default stores it, which
-loads of it are checked, which parameters are in cells, the texts constant, the
-exception table's ranges.
+A late-bound function's code is ordinary code: nothing checks a code object made
+by hand, and, as upstream CPython does not verify bytecode (hand-made code can
+crash it), a mutant is only as safe as the invariants it keeps. So every mutation
+keeps what upstream relies on (stack effects balanced at every instruction and
+across jumps and handlers, which stack_depths() checks before a mutant runs;
+arguments in range; jump targets on instructions; a local read by LOAD_FAST bound
+there), and what it changes is what tools change:
+
+- stack-neutral instructions inserted: NOP, EXTENDED_ARG 0 + NOP, LOAD_CONST +
+  POP_TOP, a probe call (LOAD_GLOBAL of a function of the globals, CALL 0,
+  POP_TOP), LOAD_FAST of a parameter + POP_TOP;
+  - right after RESUME, where every parameter holds a value (an omitted late-bound
+    one its late-default object);
+  - at a random instruction boundary, jumps and exception handlers keeping their
+    targets (the new code goes before a label there): not between a YIELD_VALUE
+    and the RESUME after it, nor between the END_FOR that FOR_ITER jumps to and
+    the POP_TOP after it (upstream reads those pairs together); a LOAD_FAST only
+    of a parameter bound there on every path (maybe_unbound(): a test of the
+    prologue may unbind its parameter and the later late-bound ones until each
+    is stored, as ``del`` unbinds a local, and a generator's own handler, which
+    covers the prologue, is reached with them unbound; upstream's compiler reads
+    such a local with LOAD_FAST_CHECK, and LOAD_FAST trusts it to be bound);
+  - at the start of a block, after the label of a jump target (the jumps go to
+    the new code, which falls through to their old target), as a block-coverage
+    instrumenter does: not at a handler's target nor at FOR_ITER's (LOAD_FAST as
+    above);
+- an EXTENDED_ARG 0 prefix on an instruction (an assembler with fixed widths);
+- constants appended, reordered (LOAD_CONST and RETURN_CONST follow them) or the
+  ones no instruction loads dropped; names appended;
+- NOP padding after the last instruction;
+- the code rebuilt by replace(), types.CodeType(), marshal (dumps and loads) or
+  the bytecode package (Bytecode.from_code().to_code()).
+
+Gone with the old model: the mutations that broke upstream's invariants and the
+fork's own surface so that the validation of late-default prologues would refuse
+what could crash (tests deleted, swapped, retargeted or added, a default's store
+removed, LOAD_FAST_CHECK made LOAD_FAST, RESUME removed, handlers widened,
+parameters moved into cells without their MAKE_CELL, flipped local kinds in
+marshal data, the texts constant). Nothing refuses such code any more, and
+upstream's policy for code that breaks its invariants is that it may crash.
 """
 
 from __future__ import annotations
@@ -27,8 +64,9 @@ import dis
 import marshal
 import opcode
 import random
+import re
 import types
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any, Callable
 
 CACHES: dict[str, int] = dict(opcode._inline_cache_entries)  # type: ignore[attr-defined]
@@ -37,6 +75,8 @@ JUMPS = {opcode.opname[op] for op in dis.hasjump}
 EXITS = {"RETURN_VALUE", "RETURN_CONST", "RAISE_VARARGS", "RERAISE", "JUMP_FORWARD",
          "JUMP_BACKWARD", "JUMP_BACKWARD_NO_INTERRUPT"}
 TESTS = {"QUERY_FAST", "QUERY_DEREF"}
+CONST_LOADS = {"LOAD_CONST", "RETURN_CONST"}
+PROBE = "_probe"
 
 
 @dataclass
@@ -44,6 +84,7 @@ class Instr:
     name: str
     arg: int
     target: int | None = None    # a jump's target: an index into the instruction list
+    prefix: int = 0              # EXTENDED_ARG prefixes at least (more if the arg needs)
 
 
 @dataclass
@@ -53,7 +94,6 @@ class Handler:
     target: int
     depth: int
     lasti: bool
-    grown: bool = False   # a mutation widened it: see stack_depths()
 
 
 @dataclass
@@ -80,7 +120,8 @@ def decode(code: types.CodeType) -> Program:
         for unit in range(start, i + 1):
             index_of[unit] = len(instrs)
         unit_of.append(start)
-        instrs.append(Instr(name, arg if op >= opcode.HAVE_ARGUMENT else 0))
+        instrs.append(Instr(name, arg if op >= opcode.HAVE_ARGUMENT else 0,
+                            prefix=i - start))
         i += 1 + CACHES.get(name, 0)
     for k, ins in enumerate(instrs):
         if ins.name in JUMPS:
@@ -118,9 +159,11 @@ def _varint(value: int, first: bool = False) -> bytes:
 
 def encode(program: Program) -> tuple[bytes, bytes]:
     """co_code and co_exceptiontable; jump arguments, and how many EXTENDED_ARG each
-    instruction needs, are found together (sizes only grow, so this ends)."""
+    instruction needs, are found together (sizes only grow, so this ends). A
+    handler's range starts at its first instruction's prefix, as CPython's
+    assembler writes it."""
     instrs = program.instrs
-    prefixes = [0] * len(instrs)
+    prefixes = [ins.prefix for ins in instrs]
     while True:
         starts = []
         position = 0
@@ -156,7 +199,7 @@ def encode(program: Program) -> tuple[bytes, bytes]:
     for h in program.handlers:
         if h.end <= h.start:
             continue
-        start, end = starts[h.start] + prefixes[h.start], starts[h.end]
+        start, end = starts[h.start], starts[h.end]
         table += _varint(start, True) + _varint(end - start) + _varint(starts[h.target])
         table += _varint(h.depth << 1 | int(h.lasti))
     return bytes(code), bytes(table)
@@ -164,7 +207,8 @@ def encode(program: Program) -> tuple[bytes, bytes]:
 
 def stack_depths(program: Program) -> int | None:
     """The largest stack depth, or None if some path underflows the stack, or meets
-    another at a different depth: code that upstream CPython cannot run safely."""
+    another at a different depth, or a handler covers an instruction below its
+    depth: code that upstream CPython cannot run safely."""
     instrs = program.instrs
     depth: dict[int, int] = {0: 0}
     todo = [0]
@@ -202,19 +246,22 @@ def stack_depths(program: Program) -> int | None:
             return None
         for h in program.handlers:
             if h.start <= k < h.end:
-                # A widened handler may only take instructions at its own depth: the
-                # values below that depth are then what its code expects there.
-                if h.depth > d or (h.grown and h.depth != d):
-                    return None
-                if not reach(h.target, h.depth + int(h.lasti) + 1):
+                if h.depth > d or not reach(h.target, h.depth + int(h.lasti) + 1):
                     return None
     return largest
 
 
 # ---- the functions whose code is mutated ---------------------------------------------
 
-def source(rng: random.Random) -> tuple[str, str]:
-    """A function with late defaults, and how its calls are written (a call of F)."""
+@dataclass
+class Source:
+    text: str          # the module that defines F (and the probe)
+    positional: list[str]
+    keyword_only: list[str]
+
+
+def source(rng: random.Random) -> Source:
+    """A function F with late defaults."""
     names = ["a", "b", "c", "d", "e"]
     npos = rng.randint(1, 4)
     nkw = rng.choice([0, 0, 1, 2])
@@ -231,9 +278,10 @@ def source(rng: random.Random) -> tuple[str, str]:
         if kind < 0.7 or (k < npos and late and k > 0 and kind < 0.9):
             others = [q for q in params if q != p]
             read = rng.choice(others) if others else p
+            pair = rng.choice(others or [p])
             expr = rng.choice([f"({p!r}, {read})", f"[{read}]", f"[x for x in ({read},)]",
                                f"(lambda: {read})()", f"len(({read}, {p!r}))", "0",
-                               f"{read} if {read} else 1"])
+                               f"{read} if {read} else 1", f"({read}, {pair})"])
             parts.append(f"{p}=>{expr}")
             late.append(p)
         else:
@@ -242,267 +290,350 @@ def source(rng: random.Random) -> tuple[str, str]:
         parts[-1] = parts[-1].split("=")[0] + "=>1"
     body = rng.choice(["return ({names},)", "yield ({names},)",
                        "g = lambda: ({names},)\n    return g()",
-                       "try:\n        return ({names},)\n    except Exception:\n        return 1"])
-    text = f"def F({', '.join(parts)}):\n    " + body.format(names=", ".join(params))
-    return text, ", ".join(params)
+                       "try:\n        return ({names},)\n    except Exception:\n        return 1",
+                       "for x in ({names},):\n        pass\n    return ({names},)"])
+    text = (f"def {PROBE}():\n    pass\n"
+            f"def F({', '.join(parts)}):\n    " + body.format(names=", ".join(params)) + "\n")
+    return Source(text, params[:npos], params[npos:])
 
 
 # ---- mutations -------------------------------------------------------------------------
 
-def _late_params(code: types.CodeType, program: Program) -> list[int]:
-    return [ins.arg for ins in program.instrs if ins.name in TESTS]
+class Unsafe(Exception):
+    """A mutant that upstream CPython could not run safely either: not run."""
 
 
-def mutate(rng: random.Random, code: types.CodeType
-           ) -> tuple[str, Program, dict[str, Any]]:
-    """One mutation: its name, the new program, and other fields for replace()."""
-    program = decode(code)
+def resume_index(program: Program) -> int:
+    return next(k for k, i in enumerate(program.instrs) if i.name == "RESUME")
+
+
+def maybe_unbound(program: Program, code: types.CodeType) -> list[set[int]]:
+    """For each instruction, the parameters (not in cells) that may be unbound when
+    it starts, along every path, exception edges included: where a LOAD_FAST of a
+    parameter is not one, upstream's invariant that LOAD_FAST reads a bound local
+    does not hold. A test of the prologue (QUERY_FAST, QUERY_DEREF) may unbind its
+    parameter and every later late-bound one, until each is stored; a generator's
+    own handler, which covers the prologue, is reached with them unbound too."""
     instrs = program.instrs
-    late = _late_params(code, program)
-    tests = [k for k, ins in enumerate(instrs) if ins.name in TESTS]
-    changes: dict[str, Any] = {}
-    kind = rng.choice(["insert", "insert", "delete_test", "swap_test", "test_arg",
-                       "unstore", "unchecked_load", "jump_kind", "add_test", "no_resume",
-                       "handlers", "cells", "texts", "store_arg"])
-    nlocals = len(code.co_varnames) + len(code.co_cellvars) + len(code.co_freevars)
+    nparams = code.co_argcount + code.co_kwonlyargcount
+    cells = set(code.co_cellvars)
+    plain = {i for i in range(nparams) if code.co_varnames[i] not in cells}
+    late = {ins.arg for ins in instrs if ins.name in TESTS} & plain
+    state: dict[int, frozenset[int]] = {0: frozenset()}
+    todo = [0]
 
-    def insert(k: int, new: list[Instr]) -> None:
-        for ins in instrs:
-            if ins.target is not None and ins.target >= k:
-                ins.target += len(new)
+    def reach(k: int, unbound: frozenset[int]) -> None:
+        if k >= len(instrs):
+            return
+        if k in state:
+            if unbound <= state[k]:
+                return
+            unbound = unbound | state[k]
+        state[k] = unbound
+        todo.append(k)
+
+    def stored(ins: Instr) -> set[int]:
+        if ins.name in ("STORE_FAST", "STORE_FAST_MAYBE_NULL"):
+            return {ins.arg}
+        if ins.name == "STORE_FAST_STORE_FAST":
+            return {ins.arg >> 4, ins.arg & 15}
+        if ins.name == "STORE_FAST_LOAD_FAST":
+            return {ins.arg >> 4}
+        return set()
+
+    while todo:
+        k = todo.pop()
+        ins = instrs[k]
+        before = state[k]
+        after = set(before)
+        if ins.name in TESTS:
+            after |= late
+        if ins.name in ("DELETE_FAST", "LOAD_FAST_AND_CLEAR"):
+            after |= {ins.arg} & plain
+        after -= stored(ins)
+        out = frozenset(after)
+        if ins.name not in EXITS:
+            reach(k + 1, out)
+        if ins.target is not None:
+            reach(ins.target, out)
         for h in program.handlers:
-            h.start += len(new) if h.start >= k else 0
-            h.end += len(new) if h.end >= k else 0
-            h.target += len(new) if h.target >= k else 0
-        instrs[k:k] = new
+            if h.start <= k < h.end:
+                reach(h.target, before | out)
+    return [set(state.get(k, frozenset())) for k in range(len(instrs))] + [set()]
 
-    def delete(k: int, count: int) -> None:
+
+def insert(program: Program, k: int, new: list[Instr], *, after_label: bool = False) -> None:
+    """Insert new before instruction k. Jumps to k and a handler's range or target
+    at k keep k (the new code goes before the label), unless after_label: then the
+    jumps to k go to the new code, which falls through to k."""
+    n = len(new)
+    for ins in program.instrs:
+        if ins.target is not None and (ins.target > k or (ins.target == k and not after_label)):
+            ins.target += n
+    for h in program.handlers:
+        h.start += n if h.start >= k else 0
+        h.end += n if h.end > k else 0
+        h.target += n if h.target >= k else 0
+    program.instrs[k:k] = new
+
+
+def boundaries(program: Program) -> list[int]:
+    """Where stack-neutral code may go: after RESUME, not between a YIELD_VALUE and
+    its RESUME, nor between FOR_ITER's END_FOR and its POP_TOP."""
+    instrs = program.instrs
+    out = []
+    for k in range(resume_index(program) + 1, len(instrs) + 1):
+        before = instrs[k - 1].name
+        if before == "YIELD_VALUE" or before == "END_FOR":
+            continue
+        out.append(k)
+    return out
+
+
+def block_starts(program: Program) -> list[int]:
+    """Jump targets that a probe may go after the label of: not FOR_ITER's (its exit
+    skips what is there), not a handler's target, not the RESUME after a
+    YIELD_VALUE."""
+    instrs = program.instrs
+    handlers = {h.target for h in program.handlers}
+    fors = {i.target for i in instrs if i.name == "FOR_ITER"}
+    first = resume_index(program) + 1
+    return sorted({i.target for i in instrs if i.target is not None
+                   and first <= i.target < len(instrs)
+                   and i.target not in handlers and i.target not in fors
+                   and instrs[i.target - 1].name != "YIELD_VALUE"})
+
+
+@dataclass
+class Mutant:
+    program: Program
+    consts: tuple[Any, ...]
+    names: tuple[str, ...]
+    kinds: list[str]
+
+
+def snippet(rng: random.Random, code: types.CodeType, mutant: Mutant, what: str) -> list[Instr]:
+    if what == "nop":
+        return [Instr("NOP", 0)]
+    if what == "extended_nop":
+        return [Instr("EXTENDED_ARG", 0), Instr("NOP", 0)]
+    if what == "const":
+        if not mutant.consts:
+            mutant.consts = (None,)
+        return [Instr("LOAD_CONST", rng.randrange(len(mutant.consts))), Instr("POP_TOP", 0)]
+    if what == "probe":
+        if PROBE not in mutant.names:
+            mutant.names += (PROBE,)
+        return [Instr("LOAD_GLOBAL", mutant.names.index(PROBE) << 1 | 1),
+                Instr("CALL", 0), Instr("POP_TOP", 0)]
+    assert what.startswith("load_param ")
+    return [Instr("LOAD_FAST", int(what.split()[1])), Instr("POP_TOP", 0)]
+
+
+def mutate_once(rng: random.Random, code: types.CodeType, mutant: Mutant) -> str:
+    program = mutant.program
+    instrs = program.instrs
+    kind = rng.choice(["resume", "resume", "boundary", "boundary", "boundary", "block",
+                       "prefix", "consts", "names", "padding"])
+    if kind in ("resume", "boundary", "block"):
+        what = rng.choice(["nop", "extended_nop", "const", "probe", "load_param"])
+        if kind == "resume":
+            places = [resume_index(program) + 1]
+        elif kind == "boundary":
+            places = boundaries(program)
+        else:
+            places = block_starts(program)
+            if not places:
+                return "none"
+        where = rng.choice(places)
+        if what == "load_param":
+            # A parameter bound there on every path: after RESUME every one is.
+            unbound = maybe_unbound(program, code)
+            here = unbound[where] | (unbound[where - 1] if where else set())
+            bound = [p for p in range(code.co_argcount + code.co_kwonlyargcount)
+                     if p not in here]
+            what = f"load_param {rng.choice(bound)}" if bound else "nop"
+        insert(program, where, snippet(rng, code, mutant, what), after_label=kind == "block")
+        return f"{what} at {kind} {where}"
+    if kind == "prefix":
+        first = resume_index(program) + 1
+        # Not a RESUME: the one after a YIELD_VALUE must follow it directly.
+        candidates = [k for k in range(first, len(instrs))
+                      if opcode.opmap[instrs[k].name] >= opcode.HAVE_ARGUMENT
+                      and instrs[k].name != "RESUME"]
+        k = rng.choice(candidates)
+        instrs[k].prefix = max(instrs[k].prefix, rng.choice([1, 1, 2]))
+        return f"prefix on {k} {instrs[k].name}"
+    if kind == "consts":
+        old = mutant.consts
+        how = rng.choice(["append", "reorder", "drop"])
+        if how == "append":
+            extra = tuple(rng.sample(["probe", 1.5, None, (1, "t"), b"x",
+                                      types.LateDefaultType("probe"), frozenset({2})],
+                                     k=rng.randint(1, 3)))
+            mutant.consts = old + extra
+            return f"consts: {len(extra)} appended"
+        loaded = {ins.arg for ins in instrs if ins.name in CONST_LOADS}
+        if how == "reorder":
+            order = list(range(len(old)))
+            rng.shuffle(order)
+        else:
+            order = [i for i in range(len(old)) if i in loaded]
+        new_index = {old_i: new_i for new_i, old_i in enumerate(order)}
         for ins in instrs:
-            if ins.target is not None and ins.target > k:
-                ins.target = max(k, ins.target - count)
-        for h in program.handlers:
-            h.start = h.start - count if h.start > k else h.start
-            h.end = h.end - count if h.end > k else h.end
-            h.target = h.target - count if h.target > k else h.target
-        del instrs[k:k + count]
-
-    if kind == "insert":
-        where = rng.choice([next(k for k, i in enumerate(instrs) if i.name == "RESUME") + 1,
-                            rng.randrange(len(instrs)),
-                            *(t + rng.choice([0, 1, 2]) for t in tests)])
-        if 0 < where < len(instrs) and instrs[where - 1].name == "END_FOR":
-            where -= 1   # FOR_ITER's exit skips END_FOR and the POP_TOP after it
-        insert(where, rng.choice([[Instr("NOP", 0)],
-                                  [Instr("LOAD_CONST", 0), Instr("POP_TOP", 0)],
-                                  [Instr("EXTENDED_ARG", 0), Instr("NOP", 0)]]))
-    elif kind == "delete_test" and tests:
-        # The test and its jump go: the default runs whatever the call passed.
-        k = rng.choice(tests)
-        delete(k, 2)
-        if rng.random() < 0.5:
-            texts = list(code.co_consts[-1])
-            del texts[tests.index(k)]
-            changes["co_consts"] = code.co_consts[:-1] + (tuple(texts),)
-    elif kind == "swap_test" and tests:
-        ins = instrs[rng.choice(tests)]
-        ins.name = "QUERY_DEREF" if ins.name == "QUERY_FAST" else "QUERY_FAST"
-    elif kind == "test_arg" and tests:
-        instrs[rng.choice(tests)].arg = rng.choice([0, 1, 2, nlocals - 1, nlocals, 255, 256,
-                                                    rng.randrange(nlocals + 3)])
-    elif kind == "unstore" and tests:
-        # The default's last store goes: the parameter may stay unbound.
-        k = rng.choice(tests)
-        end = instrs[k + 1].target or len(instrs)
-        stores = [j for j in range(k, end) if instrs[j].name in ("STORE_FAST", "STORE_DEREF")
-                  and instrs[j].arg == instrs[k].arg]
-        if stores:
-            instrs[stores[-1]] = Instr("POP_TOP", 0)
-    elif kind == "unchecked_load":
-        loads = [k for k, i in enumerate(instrs) if i.name == "LOAD_FAST_CHECK" and i.arg in late]
-        if loads:
-            instrs[rng.choice(loads)].name = "LOAD_FAST"
-        else:
-            # A load of a late parameter right after RESUME, before its test.
-            resume = next(k for k, i in enumerate(instrs) if i.name == "RESUME")
-            insert(resume + 1, [Instr(rng.choice(["LOAD_FAST", "LOAD_FAST_CHECK"]),
-                                      rng.choice(late) if late else 0), Instr("POP_TOP", 0)])
-    elif kind == "jump_kind" and tests:
-        instrs[rng.choice(tests) + 1].name = rng.choice(["POP_JUMP_IF_FALSE",
-                                                         "POP_JUMP_IF_NONE",
-                                                         "POP_JUMP_IF_NOT_NONE"])
-    elif kind == "add_test":
-        # A test elsewhere, with a jump to the next instruction (stack-neutral).
-        k = rng.randrange(1, len(instrs))
-        test = Instr(rng.choice(["QUERY_FAST", "QUERY_DEREF"]),
-                     rng.choice(late) if late and rng.random() < 0.8 else rng.randrange(nlocals))
-        insert(k, [test, Instr("POP_JUMP_IF_TRUE", 0, target=k + 2)])
-        if instrs[k + 1].target is not None:
-            instrs[k + 1].target = k + 2
-    elif kind == "no_resume":
-        k = next(k for k, i in enumerate(instrs) if i.name == "RESUME")
-        delete(k, 1)
-    elif kind == "handlers" and program.handlers:
-        # Grow or shrink a handler's range over instructions of the same depth.
-        h = rng.choice(program.handlers)
-        if rng.random() < 0.5:
-            h.start = max(0, h.start - rng.randint(1, 8))
-            h.grown = True
-        else:
-            step = rng.randint(-4, 8)
-            h.end = min(len(instrs), h.end + step)
-            h.grown = step > 0
-    elif kind == "cells" and late:
-        # A late-bound parameter moved into a cell, or out of one, with or without
-        # the instructions that go with it.
-        name = code.co_varnames[rng.choice(late)]
-        if name in code.co_cellvars:
-            changes["co_cellvars"] = tuple(c for c in code.co_cellvars if c != name)
-        else:
-            changes["co_cellvars"] = code.co_cellvars + (name,)
-            index = code.co_varnames.index(name)
-            packed = {"LOAD_FAST_LOAD_FAST", "STORE_FAST_LOAD_FAST", "STORE_FAST_STORE_FAST"}
-            if rng.random() < 0.5 and not any(
-                    i.name in packed and index in (i.arg >> 4, i.arg & 15) for i in instrs):
-                # With the instructions of a cell (not when a superinstruction
-                # would still store into the cell's local: upstream's hazard).
-                for ins in instrs:
-                    if ins.arg == index and ins.name in ("QUERY_FAST", "STORE_FAST",
-                                                         "LOAD_FAST", "LOAD_FAST_CHECK"):
-                        ins.name = {"QUERY_FAST": "QUERY_DEREF", "STORE_FAST": "STORE_DEREF",
-                                    "LOAD_FAST": "LOAD_DEREF",
-                                    "LOAD_FAST_CHECK": "LOAD_DEREF"}[ins.name]
-                # With its MAKE_CELL: CPython's LOAD_DEREF and STORE_DEREF
-                # read the local as a cell without checking (a QUERY_DEREF
-                # without its cell is test_code's case).
-                insert(0, [Instr("MAKE_CELL", index)])
-    elif kind == "texts":
-        texts = code.co_consts[-1]
-        changes["co_consts"] = code.co_consts[:-1] + (rng.choice([
-            texts[:-1], texts + ("x",), tuple(str(t).encode() for t in texts),
-            types.LateDefaultType("t"), list(texts), ()]),)
-    elif kind == "store_arg" and tests:
-        k = rng.choice(tests)
-        end = instrs[k + 1].target or len(instrs)
-        # The store of the parameter itself (the value of its default): another
-        # store may restore a comprehension's variable, which can hold NULL.
-        stores = [j for j in range(k, end) if instrs[j].name == "STORE_FAST"
-                  and instrs[j].arg == instrs[k].arg]
-        plain = [i for i, n in enumerate(code.co_varnames) if n not in code.co_cellvars]
-        if stores and plain:
-            instrs[stores[-1]].arg = rng.choice(plain)
-    else:
-        kind = "none"
-    return kind, program, changes
+            if ins.name in CONST_LOADS:
+                ins.arg = new_index[ins.arg]
+        mutant.consts = tuple(old[i] for i in order)
+        return f"consts: {how} {order}"
+    if kind == "names":
+        mutant.names += tuple(rng.sample(["probe_name", "_x", "__tool__"], k=rng.randint(1, 2)))
+        return "names appended"
+    count = rng.randint(1, 4)
+    instrs.extend(Instr("NOP", 0) for _ in range(count))
+    return f"padding of {count}"
 
 
-def rebuild(rng: random.Random, code: types.CodeType, program: Program,
-            changes: dict[str, Any]) -> tuple[str, types.CodeType]:
-    """The mutant, made through one of the routes: replace(), the constructor, or
-    marshal (with a byte of the parameters' kinds flipped, sometimes)."""
-    co_code, table = encode(program)
-    depth = stack_depths(program)
+def mutate(rng: random.Random, code: types.CodeType) -> Mutant:
+    mutant = Mutant(decode(code), code.co_consts, code.co_names, [])
+    for _ in range(rng.choice([1, 1, 1, 2, 2, 3])):
+        mutant.kinds.append(mutate_once(rng, code, mutant))
+    return mutant
+
+
+ROUTES = ("replace", "constructor", "marshal", "bytecode")
+
+
+def rebuild(rng: random.Random, code: types.CodeType, mutant: Mutant) -> tuple[str, types.CodeType]:
+    """The mutant's code object, made through one of the routes."""
+    depth = stack_depths(mutant.program)
     if depth is None:
         raise Unsafe("stack effects do not balance")
-    fields = dict(co_code=co_code, co_exceptiontable=table, co_linetable=b"",
-                  co_stacksize=depth + 2, **changes)
-    route = rng.choice(["replace", "constructor", "marshal"])
+    co_code, table = encode(mutant.program)
+    fields: dict[str, Any] = dict(co_code=co_code, co_exceptiontable=table,
+                                  co_stacksize=depth, co_consts=mutant.consts,
+                                  co_names=mutant.names)
+    if co_code != code.co_code:
+        fields["co_linetable"] = b""   # the positions of the old instructions
+    route = rng.choice(ROUTES)
+    new = code.replace(**fields)
     if route == "replace":
-        return route, code.replace(**fields)
+        return route, new
     if route == "constructor":
-        new = code.replace(**fields)
         return route, types.CodeType(
             new.co_argcount, new.co_posonlyargcount, new.co_kwonlyargcount, new.co_nlocals,
             new.co_stacksize, new.co_flags, new.co_code, new.co_consts, new.co_names,
             new.co_varnames, new.co_filename, new.co_name, new.co_qualname,
             new.co_firstlineno, new.co_linetable, new.co_exceptiontable, new.co_freevars,
             new.co_cellvars)
-    plain = code.replace(**fields)
-    data = bytearray(marshal.dumps(plain))
-    if rng.random() < 0.5:
-        # A flag of a parameter's kind, CO_FAST_LATE (0x01) or CO_FAST_CELL (0x40):
-        # marshal data is the one route that gives the kinds as they are.
-        kinds = _kinds_offset(data, plain)
-        if kinds is not None:
-            param = rng.randrange(code.co_argcount + code.co_kwonlyargcount)
-            data[kinds + param] ^= rng.choice([0x01, 0x40, 0x41])
+    if route == "marshal":
+        return route, marshal.loads(marshal.dumps(new))
     try:
-        mutant = marshal.loads(bytes(data))
-    except (ValueError, TypeError, EOFError):
-        raise
-    if mutant.co_code != plain.co_code:
-        raise Unsafe("the flipped byte was not a kind")
-    return "marshal", mutant
+        import bytecode  # type: ignore[import-not-found]
+    except ImportError:
+        return "replace (no bytecode package)", new
+    return route, bytecode.Bytecode.from_code(new).to_code()
 
 
-def _kinds_offset(data: bytearray, code: types.CodeType) -> int | None:
-    # co_localspluskinds is a bytes object of one byte per local: the parameters'
-    # bytes are known (CO_FAST_LOCAL 0x20, CO_FAST_CELL 0x40, CO_FAST_LATE 0x01).
-    n = len(code.co_varnames) + len(code.co_cellvars) + len(code.co_freevars)
-    nparams = code.co_argcount + code.co_kwonlyargcount
-    late = {ins.arg for ins in decode(code).instrs if ins.name in TESTS}
-    expected = bytes(0x20 | (0x40 if name in code.co_cellvars else 0)
-                     | (0x01 if i in late else 0)
-                     for i, name in enumerate(code.co_varnames[:nparams]))
-    for marker in (b"s", b"\xf3"):   # TYPE_STRING, with or without FLAG_REF
-        head = marker + n.to_bytes(4, "little") + expected
-        at = data.find(head)
-        if at >= 0 and data.find(head, at + 1) < 0:
-            return at + 5
-    return None
+# ---- the calls ---------------------------------------------------------------------------
+
+ADDRESS = re.compile(r" at 0x[0-9a-f]+")
+VALUES = ["1", "2", "'s'", "None", "[]", "L", "L", "X"]
 
 
-class Unsafe(Exception):
-    """A mutant that upstream CPython could not run safely either: not run."""
+def call_sources(rng: random.Random, src: Source) -> list[str]:
+    """Calls of F, written as sites `F(...)` with L (a late-default object of F's own)
+    and X (a foreign one)."""
+    calls = ["F()", f"F({', '.join(['1'] * len(src.positional))})"]
+    for _ in range(rng.randint(4, 8)):
+        n = rng.randint(0, len(src.positional))
+        args = [rng.choice(VALUES) for _ in range(n)]
+        for p in src.positional[n:] + src.keyword_only:
+            if rng.random() < 0.35:
+                args.append(f"{p}={rng.choice(VALUES)}")
+        calls.append(f"F({', '.join(args)})")
+    return list(dict.fromkeys(calls))
 
 
-# ---- a case ---------------------------------------------------------------------------
+def outcome(thunk: Callable[[], Any]) -> list[str]:
+    try:
+        value = thunk()
+        if isinstance(value, types.GeneratorType):
+            value = ("generator", list(value))
+        return ["value", ADDRESS.sub(" at 0x?", repr(value))]
+    except Exception as exc:
+        return ["raise", type(exc).__name__, ADDRESS.sub(" at 0x?", str(exc))]
 
-def _call_all(func: Callable[..., Any], nparams: list[str], late_obj: Any) -> list[str]:
-    outcomes = []
-    for args in ([], [1], [1, 2], [late_obj], [1, late_obj, late_obj]):
-        try:
-            value = func(*args[:len(nparams)])
-            if isinstance(value, types.GeneratorType):
-                value = list(value)
-            outcomes.append(type(value).__name__)
-        except Exception as exc:
-            outcomes.append(type(exc).__name__)
-    return outcomes
+
+REPEAT = 4   # calls per site: the call and the prologue's tests specialize on the way
+
+
+def transcript(func: Callable[..., Any], calls: list[str], late: Any) -> list[list[str]]:
+    """Each call's outcome, each made from a site of its own REPEAT times."""
+    out = []
+    for call in calls:
+        site = eval(f"lambda F, L, X: {call}")
+        for _ in range(REPEAT):
+            out.append([call, *outcome(lambda: site(func, late, FOREIGN))])
+    return out
+
+
+FOREIGN = types.LateDefaultType("foreign") if hasattr(types, "LateDefaultType") else None
+
+
+def make_function(mutant_code: types.CodeType, func: types.FunctionType) -> types.FunctionType:
+    new = types.FunctionType(mutant_code, func.__globals__, func.__name__, func.__defaults__,
+                             func.__closure__)
+    new.__kwdefaults__ = func.__kwdefaults__
+    return new
+
+
+def case(seed: int, number: int) -> tuple[Source, types.FunctionType, Mutant, random.Random]:
+    rng = random.Random(f"code-objects:{seed}:{number}")
+    src = source(rng)
+    namespace: dict[str, Any] = {}
+    exec(src.text, namespace)
+    func = namespace["F"]
+    return src, func, mutate(rng, func.__code__), rng
+
+
+def late_object(func: types.FunctionType) -> Any:
+    held = list(func.__defaults__ or ()) + list((func.__kwdefaults__ or {}).values())
+    return next(v for v in held if isinstance(v, types.LateDefaultType))
 
 
 def run_case(seed: int, number: int) -> list[Any]:
-    rng = random.Random(f"code-objects:{seed}:{number}")
-    text, names = source(rng)
-    namespace: dict[str, Any] = {}
-    exec(text, namespace)
-    func = namespace["F"]
-    code = func.__code__
-    kind, program, changes = mutate(rng, code)
+    src, func, mutant, rng = case(seed, number)
     try:
-        route, mutant = rebuild(rng, code, program, changes)
+        route, code = rebuild(rng, func.__code__, mutant)
     except Unsafe as exc:
-        return ["unsafe", kind, str(exc)]
-    except (ValueError, TypeError, SystemError) as exc:
-        return ["refused", kind, type(exc).__name__, str(exc)[:120]]
+        return ["unsafe", mutant.kinds, str(exc)]
+    except Exception as exc:
+        return ["differ", mutant.kinds, "rebuild",
+                f"the mutant was not made: {type(exc).__name__}: {exc}"]
+    calls = call_sources(rng, src)
+    late = late_object(func)
     try:
-        closure = func.__closure__ if len(mutant.co_freevars) == len(code.co_freevars) else None
-        new = types.FunctionType(mutant, namespace, "F", func.__defaults__, closure)
-        new.__kwdefaults__ = func.__kwdefaults__
-    except (ValueError, TypeError) as exc:
-        return ["refused", kind, route, type(exc).__name__]
-    late_obj = func.__defaults__[-1] if func.__defaults__ else types.LateDefaultType("x")
-    return ["ran", kind, route, _call_all(new, names.split(", "), late_obj)]
+        mutated = make_function(code, func)
+    except Exception as exc:
+        return ["differ", mutant.kinds, route,
+                f"no function from the mutant: {type(exc).__name__}: {exc}"]
+    want = transcript(func, calls, late)
+    got = transcript(mutated, calls, late)
+    for a, b in zip(want, got):
+        if a != b:
+            return ["differ", mutant.kinds, route, f"{a[0]}: unmutated {a[1:]}, mutant {b[1:]}"]
+    return ["same", mutant.kinds, route, len(got)]
 
 
 def describe(seed: int, number: int) -> str:
-    """What case `number` does, without running it: for a report."""
-    rng = random.Random(f"code-objects:{seed}:{number}")
-    text, _ = source(rng)
-    namespace: dict[str, Any] = {}
-    exec(text, namespace)
-    kind, program, changes = mutate(rng, namespace["F"].__code__)
-    listing = "\n".join(f"  {k:3} {i.name} {i.arg}" + (f" -> {i.target}" if i.target is not None
-                                                      else "")
-                        for k, i in enumerate(program.instrs))
-    return (f"{text}\nmutation: {kind} {sorted(changes)}\n{listing}\n"
-            f"handlers: {program.handlers}")
+    """What case `number` does, for a report: the function, the mutations and the
+    mutant's instructions."""
+    src, func, mutant, rng = case(seed, number)
+    listing = "\n".join(
+        f"  {k:3} {'EXTENDED_ARG* ' * i.prefix}{i.name} {i.arg}"
+        + (f" -> {i.target}" if i.target is not None else "")
+        for k, i in enumerate(mutant.program.instrs))
+    route = rng.choice(ROUTES)
+    return (f"{src.text}mutations: {'; '.join(mutant.kinds)}; rebuilt by {route}\n"
+            f"calls: {', '.join(call_sources(rng, src))}\n{listing}\n"
+            f"handlers: {mutant.program.handlers}")

@@ -1,8 +1,10 @@
-"""The code-object oracle: mutated code of functions with late defaults must be
-refused with a Python exception or run to a result or a Python exception, never
-crash the interpreter. The mutations and the runs happen in the interpreter under
-test (tools.oracles.code_mutation, which decodes its bytecode with its own dis);
-this side runs them in batches and pins a crash to its case."""
+"""The code-object oracle: code of functions with late defaults, rewritten the ways
+tools rewrite code (keeping upstream CPython's invariants) and rebuilt, must behave
+as the code it was made from: called in the same ways, the mutant gives the same
+values and the same exceptions, and the process lives. The mutations and the calls
+happen in the interpreter under test (tools.oracles.code_mutation, which decodes
+its bytecode with its own dis); this side runs them in batches, reports the cases
+whose mutant disagrees with its original, and pins a crash to its case."""
 
 from __future__ import annotations
 
@@ -27,6 +29,11 @@ def describe(python: Path, seed: int, number: int) -> str:
     return run.stdout or run.stderr
 
 
+# How each outcome of code_mutation.run_case is counted in the last line.
+COUNTED = {"same": "mutants agreed", "unsafe": "mutants not run (unbalanced: the "
+           "mutator's fault)", "differ": "mutants disagreed", "escaped": "cases that raised"}
+
+
 def check_batch(python: Path, seed: int, numbers: list[int]) -> BatchResult:
     result = BatchResult()
     pending = list(numbers)
@@ -35,10 +42,16 @@ def check_batch(python: Path, seed: int, numbers: list[int]) -> BatchResult:
         outcomes = run.outcomes()
         for number in pending:
             outcome = outcomes.get(number)
-            if isinstance(outcome, list) and outcome:
-                result.done += 1
-                key = str(outcome[0])
-                result.counts[key] = result.counts.get(key, 0) + 1
+            if not isinstance(outcome, list) or not outcome:
+                continue
+            result.done += 1
+            key = COUNTED.get(str(outcome[0]), str(outcome[0]))
+            result.counts[key] = result.counts.get(key, 0) + 1
+            if outcome[0] in ("differ", "escaped"):
+                detail = "\n  ".join(map(str, outcome[1:]))
+                kind = "mismatch" if outcome[0] == "differ" else "error"
+                result.failures.append(Failure(number, kind, f"  {detail}",
+                                               describe(python, seed, number)))
         if not (run.crashed or run.timed_out or run.returncode != 0):
             break
         culprit = first_unfinished(run, pending)

@@ -1,6 +1,7 @@
-"""The introspection oracle: what inspect says of a function must be what calling it
-does (tools.oracles.signature_checks runs the cases in the interpreter under test;
-this side runs them in batches and reports disagreements and crashes)."""
+"""The introspection oracle: what inspect says of a function follows the late-default
+objects it holds, and calls follow its code (tools.oracles.signature_checks runs the
+cases in the interpreter under test; this side runs them in batches and reports
+disagreements and crashes)."""
 
 from __future__ import annotations
 

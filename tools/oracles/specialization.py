@@ -8,7 +8,10 @@ rebuild), plain functions, methods and generator functions among them; call site
 warmed with one callee past the specializing threshold, then called with another;
 ``__defaults__``, ``__kwdefaults__`` (reassigned and changed in place) and
 ``__code__`` changed while a site is hot. Every call's result or exception is
-recorded.
+recorded, and for a generator what its frame holds before it starts: a call binds an
+omitted late-bound parameter to its late-default object as it binds any default,
+whichever way it binds its arguments (the generic binding, CALL_PY_WITH_DEFAULTS,
+the other specialized calls).
 
 The same program runs in the interpreter under test and in an oracle: the unpatched
 baseline when no function of the batch has a late default (the specializations must
@@ -38,7 +41,11 @@ _ADDRESS = re.compile(r" at 0x[0-9a-f]+")
 
 def _show(value):
     if isinstance(value, types.GeneratorType):
-        value = list(value)
+        # What the call bound, as the code starts (an omitted late-bound
+        # parameter holds its late-default object, as any default), then the
+        # values it yields.
+        bound = sorted(dict(value.gi_frame.f_locals).items())
+        value = [bound, list(value)]
     return _ADDRESS.sub(" at 0x?", repr(value))
 
 def _recorder(out):
