@@ -12,12 +12,14 @@ import time
 from pathlib import Path
 from typing import Any
 
-from bench.micro.suites import Micro, SUITES
+from bench.micro.suites import FIXED_LOOP_ROLES, Micro, SUITES
 from bench.model import HARNESS, Interp, State, bench_env
 from tools.common import say
 
 QUICK_CALLGRIND_LOOPS = 50_000
-QUICK_SKIP = {"parity": {"_pydecimal.compile", "argparse.compile"}}  # quick: typing, inspect
+# quick leaves out two of the four compile() micros (typing and inspect stay); the import
+# and unmarshal micros (stdlib.import, stdlib.unmarshal) stay, at their own loop counts
+QUICK_SKIP = {"parity": {"_pydecimal.compile", "argparse.compile"}}
 
 CG_TOGGLE = ["--collect-atstart=no", "--toggle-collect=_PyEval_CallTracing",
              "--dump-after=_PyEval_CallTracing"]
@@ -36,7 +38,9 @@ def suite_runs(interps: list[Interp]) -> list[tuple[Interp, str]]:
 
 
 def loops_of(m: Micro, loops: int | None) -> int:
-    return m.loops if (loops is None or m.role == "compile") else loops
+    """--loops (and --quick's count) applies to the call/make micros; a compile, import
+    or unmarshal micro keeps its own few iterations."""
+    return m.loops if (loops is None or m.role in FIXED_LOOP_ROLES) else loops
 
 
 def _totals(path: Path) -> int:
@@ -55,7 +59,7 @@ def callgrind_batch(interp: Interp, suite: str, micros: list[Micro], loops: int 
                *interp.argv(), "-S", str(HARNESS), "--suite", suite, "--callgrind-batch",
                "--benches", ",".join(m.name for m in micros), "--stdlib", str(stdlib)]
         results: dict[str, dict[str, Any]] = {}
-        # compile micros keep their own loop count, so split by loop count
+        # compile/import/unmarshal micros keep their own loop count, so split by loop count
         by_loops: dict[int, list[Micro]] = {}
         for m in micros:
             by_loops.setdefault(loops_of(m, loops), []).append(m)

@@ -126,7 +126,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                          "suffix -baseline)")
     ap.add_argument("--loops", type=int, default=None,
                     help=f"callgrind iterations of the call/make micros (default: 200000; "
-                         f"--quick: {QUICK_CALLGRIND_LOOPS}); compile micros: 1")
+                         f"--quick: {QUICK_CALLGRIND_LOOPS}); the compile, import and unmarshal "
+                         "micros keep their own few iterations")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2,
                     help="parallel valgrind processes; the micros of one process run "
                          "one after another, and a few counts (function creation, the cell "

@@ -17,7 +17,8 @@ Two suites:
 
 * ``parity`` -- identical source without ``=>``, run on the patched and the
   baseline interpreter: calls of functions without late defaults, function
-  creation (MAKE_FUNCTION in a loop) and compile() of large stdlib modules.
+  creation (MAKE_FUNCTION in a loop), compile() of large stdlib modules, import
+  of stdlib modules from their .pyc files and marshal.loads of .pyc data.
 
 The ``=>`` only ever appears inside string literals, so this module (and the
 harness importing it) is valid Python for the baseline interpreter and for the
@@ -43,7 +44,8 @@ class Micro:
                  loops: int = CALL_LOOPS) -> None:
         self.suite = suite
         self.group = group  # the call shape / comparison group, e.g. "pos"
-        self.role = role  # "late_omitted", ...; parity: "call", "make", "compile"
+        self.role = role  # "late_omitted", ...; parity: "call", "make", "compile",
+        #                   "import", "unmarshal"
         self.setup = setup  # module-level source run once
         self.stmt = stmt  # one (possibly compound, single-line) statement timed in the loop
         self.names = names  # setup globals made fast locals of the timing loop
@@ -151,6 +153,131 @@ def _late_suite() -> list[Micro]:
 # very same text.
 COMPILE_MODULES = ("_pydecimal", "typing", "inspect", "argparse")
 
+# Roles whose micros keep their own (small) iteration count: one iteration is a whole
+# compile(), import round or unmarshal round, so --loops (and --quick) leave them alone.
+FIXED_LOOP_ROLES = ("compile", "import", "unmarshal")
+
+# Imported from their .pyc files, each iteration, by the micro stdlib.import: none of
+# them is imported by the harness (which imports os, sys and time), all of them are in
+# both interpreters' Lib.
+IMPORT_MODULES = ("json", "typing", "dataclasses", "argparse", "asyncio", "email.message",
+                  "http.client", "unittest", "decimal", "pathlib", "logging", "tomllib",
+                  "zipfile", "xml.etree.ElementTree", "configparser")
+IMPORT_LOOPS = 3
+
+# The setup of stdlib.import, run once (not counted).  R, the modules re-imported by
+# each iteration, is what importing IMPORT_MODULES adds to sys.modules in a fresh
+# `python -S` of the same interpreter, keeping those loaded from a .pyc (the targets
+# and the pure-Python modules they import; builtin, frozen and extension modules stay
+# loaded: they have no .pyc).  Computed in a child process so that it does not depend
+# on what the measuring process imported before (another micro, pyperf).  Each
+# iteration takes R out of sys.modules, imports IMPORT_MODULES (one `import`
+# statement, as code does), and puts every entry of sys.modules back as it was: after
+# any number of iterations sys.modules holds the very objects it held before, so the
+# micros that run later in the process see the same sys.modules.
+IMPORT_SETUP = """\
+import sys
+import subprocess
+IMPORTS = {imports!r}
+
+
+def _reimported():
+    code = ("import sys\\nbefore = set(sys.modules)\\nimport " + ", ".join(IMPORTS)
+            + "\\nprint(' '.join(sorted(n for n in set(sys.modules) - before if "
+            "getattr(getattr(sys.modules[n], '__spec__', None), 'cached', None))))\\n")
+    argv = [sys.executable, "-S"]
+    if sys.pycache_prefix:
+        argv += ["-X", "pycache_prefix=" + sys.pycache_prefix]
+    proc = subprocess.run(argv + ["-c", code], capture_output=True, text=True, check=True)
+    return tuple(proc.stdout.split())
+
+
+R = _reimported()
+
+# Warm-up: import all of R once for real (those already loaded too, then put back),
+# writing the .pyc files that are missing or stale (under the interpreter's
+# -X pycache_prefix; PYTHONDONTWRITEBYTECODE or not).
+_dont_write = sys.dont_write_bytecode
+sys.dont_write_bytecode = False
+try:
+    _saved = sys.modules.copy()
+    for _n in R:
+        sys.modules.pop(_n, None)
+    import {import_stmt}
+    sys.modules.update(_saved)
+finally:
+    sys.dont_write_bytecode = _dont_write
+# A second round keeps in R what an import really executes again: not what only an
+# extension or frozen module imports when it is first loaded (numbers by _decimal...).
+_saved = sys.modules.copy()
+for _n in R:
+    del sys.modules[_n]
+import {import_stmt}
+R = tuple(_n for _n in R if _n in sys.modules)
+sys.modules.update(_saved)
+
+
+def reimport(_modules=sys.modules, _names=R):
+    # put back every entry as it was, also one that a module re-binds on import
+    _saved = _modules.copy()
+    for _n in _names:
+        del _modules[_n]
+    import {import_stmt}
+    _modules.update(_saved)
+
+
+def check_import():
+    \"\"\"One iteration, watched: every module of R is executed from its .pyc (the
+    loader's _compile_bytecode, i.e. marshal.loads of the .pyc data) and none is
+    compiled from source; sys.modules is left as it was.\"\"\"
+    ext = sys.modules["_frozen_importlib_external"]
+    loaded, compiled = [], []
+    unmarshal, to_code = ext._compile_bytecode, ext.SourceLoader.source_to_code
+
+    def _unmarshal(data, name=None, *args, **kwargs):
+        loaded.append(name)
+        return unmarshal(data, name, *args, **kwargs)
+
+    def _to_code(self, data, path, **kwargs):
+        compiled.append(path)
+        return to_code(self, data, path, **kwargs)
+
+    before = dict(sys.modules)
+    ext._compile_bytecode, ext.SourceLoader.source_to_code = _unmarshal, _to_code
+    try:
+        reimport()
+    finally:
+        ext._compile_bytecode, ext.SourceLoader.source_to_code = unmarshal, to_code
+    return (not compiled and sorted(loaded) == sorted(R) and set(IMPORTS) <= set(R)
+            and sys.modules == before)
+"""
+
+# marshal.loads of the code-object part of a .pyc (the 16-byte header left out): the
+# data each interpreter writes for these stdlib sources, read from the pristine
+# --stdlib (build/baseline/Lib) and compiled in the setup by the interpreter itself, as
+# its import system does (compile(source bytes, path, "exec", dont_inherit=True), then
+# marshal.dumps); the two interpreters' .pyc data differ (magic number, and whatever
+# the compilers emit).
+UNMARSHAL_MODULES = ("_pydecimal", "typing", "inspect", "argparse", "dataclasses", "enum",
+                     "functools", "collections/__init__", "pathlib/_local",
+                     "asyncio/base_events", "email/message", "http/client", "unittest/case",
+                     "json/decoder", "logging/__init__")
+UNMARSHAL_LOOPS = 20
+UNMARSHAL_SETUP = """\
+import marshal
+import sys
+loads = marshal.loads
+codes = []
+for _rel in {modules!r}:
+    _path = STDLIB + "/" + _rel + ".py"
+    with open(_path, "rb") as _fh:
+        codes.append(compile(_fh.read(), _path, "exec", dont_inherit=True))
+datas = tuple(marshal.dumps(_c) for _c in codes)
+# what the import system writes to a .pyc after its 16-byte header: the same bytes
+_pyc = sys.modules["_frozen_importlib_external"]._code_to_timestamp_pyc
+pyc_ok = all(bytes(_pyc(_c)[16:]) == _d for _c, _d in zip(codes, datas))
+"""
+
 
 def _parity_suite() -> list[Micro]:
     out: list[Micro] = []
@@ -193,6 +320,14 @@ def _parity_suite() -> list[Micro]:
             f"with open(STDLIB + '/{mod}.py', encoding='utf-8') as _fh:\n    src = _fh.read()\n",
             f"compile(src, '{mod}.py', 'exec', dont_inherit=True)", ("src",),
             "len(src) > 10_000", True, loops=1))
+    out.append(Micro(
+        "parity", "stdlib", "import",
+        IMPORT_SETUP.format(imports=IMPORT_MODULES, import_stmt=", ".join(IMPORT_MODULES)),
+        "reimport()", ("reimport",), "check_import()", True, loops=IMPORT_LOOPS))
+    out.append(Micro(
+        "parity", "stdlib", "unmarshal", UNMARSHAL_SETUP.format(modules=UNMARSHAL_MODULES),
+        "for __d in datas: loads(__d)", ("datas", "loads"),
+        "pyc_ok and [loads(d) for d in datas] == codes", True, loops=UNMARSHAL_LOOPS))
     out.append(Micro("parity", "loop", "overhead", A + "def f(a):\n    return a\n", "pass",
                      ("f", "a"), "f(a)", [1, 2, 3]))
     return out

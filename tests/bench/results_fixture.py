@@ -14,8 +14,10 @@ LATE = {"late_omitted": 110.0, "sentinel_omitted": 130.0, "floor": 108.0,
 
 
 def results(*, pyperformance_geomean: float = 1.004, call_ratio: float = 1.002,
-            kw_late: float = 140.0, sentinel_omitted: float = LATE["sentinel_omitted"]
-            ) -> dict[str, Any]:
+            kw_late: float = 140.0, sentinel_omitted: float = LATE["sentinel_omitted"],
+            micro_ratio: dict[str, float] | None = None) -> dict[str, Any]:
+    """micro_ratio: patched/baseline of single parity micros by name (default 1.0; the
+    call micros: call_ratio)."""
     suites: dict[str, Any] = {name: [{"name": m.name, "group": m.group, "role": m.role}
                                      for m in micros] for name, micros in SUITES.items()}
     suites["late_roles"] = list(LATE_ROLES)
@@ -29,8 +31,9 @@ def results(*, pyperformance_geomean: float = 1.004, call_ratio: float = 1.002,
                 value = kw_late
             late[m["name"]] = {"per_iter": value, "loops": 100000}
     base = {m["name"]: {"per_iter": 1000.0} for m in suites["parity"]}
-    patched = {name: {"per_iter": 1000.0 * (call_ratio if name.endswith(".call") else 1.0)}
-               for name in base}
+    ratio = {name: call_ratio if name.endswith(".call") else 1.0 for name in base}
+    ratio.update(micro_ratio or {})
+    patched = {name: {"per_iter": 1000.0 * ratio[name]} for name in base}
     first = suites["late"][0]["group"]
     return {
         "run": {"mode": "quick", "finished": "2026-01-01T00:00:00", "node": "n",

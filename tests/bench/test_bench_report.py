@@ -81,3 +81,27 @@ def test_report_of_a_missing_file_says_what_to_run(tmp_path: Path) -> None:
     proc = subprocess.run([sys.executable, "-m", "bench.report", str(tmp_path / "none.json")],
                           capture_output=True, text=True, cwd=REPO)
     assert proc.returncode == 2 and "make bench-quick" in proc.stderr
+
+
+def test_parity_rows_have_the_review_target_of_0_2_percent() -> None:
+    md = build_report(results(micro_ratio={"stdlib.import": 1.0015,
+                                           "stdlib.unmarshal": 1.003})
+                      )[0]
+    assert "| stdlib.import | 1,000.0 | 1,001.5 | 1.0015 | ≤ 1.002 **PASS** | – |" in md
+    assert "| stdlib.unmarshal | 1,000.0 | 1,003.0 | 1.0030 | ≤ 1.002 **MISS** | – |" in md
+    assert "| pos.call | 1,000.0 | 1,002.0 | 1.0020 | geomean ≤ 1.005 | – |" in md
+    assert "| typing.compile | 1,000.0 | 1,000.0 | 1.0000 | ≤ 1.002 **PASS** | – |" in md
+    rows = target_lines(md)
+    imp = rows["callgrind, import of stdlib modules from their .pyc files, every row "
+               "patched/baseline within 0.2%"]
+    assert "stdlib.import 1.0015" in imp and "**PASS**" in imp
+    unm = rows["callgrind, marshal.loads of stdlib .pyc data, every row patched/baseline "
+               "within 0.2%"]
+    assert "stdlib.unmarshal 1.0030" in unm and "**MISS**" in unm
+    # one function creation row 0.3% over: the row target misses, the 1% geomean passes
+    rows = target_lines(build_report(results(micro_ratio={"closure.make": 1.003}))[0])
+    assert "**MISS**" in rows["callgrind, function creation (MAKE_FUNCTION), every row "
+                              "patched/baseline within 0.2%"]
+    assert "worst closure.make 1.0030" in rows[
+        "callgrind, function creation (MAKE_FUNCTION), every row patched/baseline within 0.2%"]
+    assert "**PASS**" in rows["callgrind, function creation (MAKE_FUNCTION) within 1%"]
