@@ -24,7 +24,7 @@ across jumps and handlers, which stack_depths() checks before a mutant runs;
 arguments in range; jump targets on instructions; a local read by LOAD_FAST bound
 there), and what it changes is what tools change:
 
-- stack-neutral instructions inserted: NOP, EXTENDED_ARG 0 + NOP, LOAD_CONST +
+- stack-neutral instructions inserted: NOP, EXTENDED_ARG 1 + NOP, LOAD_CONST +
   POP_TOP, a probe call (LOAD_GLOBAL of a function of the globals, CALL 0,
   POP_TOP), LOAD_FAST of a parameter + POP_TOP;
   - right after RESUME, where every parameter holds a value (an omitted late-bound
@@ -42,7 +42,9 @@ there), and what it changes is what tools change:
     the new code, which falls through to their old target), as a block-coverage
     instrumenter does: not at a handler's target nor at FOR_ITER's (LOAD_FAST as
     above);
-- an EXTENDED_ARG 0 prefix on an instruction (an assembler with fixed widths);
+- (not an EXTENDED_ARG 0 prefix, as an assembler with fixed widths might write:
+  the compiler never emits one, and debug builds assert that EXTENDED_ARG has a
+  non-zero argument);
 - constants appended, reordered (LOAD_CONST and RETURN_CONST follow them) or the
   ones no instruction loads dropped; names appended;
 - NOP padding after the last instruction;
@@ -416,7 +418,8 @@ def snippet(rng: random.Random, code: types.CodeType, mutant: Mutant, what: str)
     if what == "nop":
         return [Instr("NOP", 0)]
     if what == "extended_nop":
-        return [Instr("EXTENDED_ARG", 0), Instr("NOP", 0)]
+        # One instruction: the encoder writes its EXTENDED_ARG 1 prefix.
+        return [Instr("NOP", 0x100)]
     if what == "const":
         if not mutant.consts:
             mutant.consts = (None,)
@@ -434,7 +437,7 @@ def mutate_once(rng: random.Random, code: types.CodeType, mutant: Mutant) -> str
     program = mutant.program
     instrs = program.instrs
     kind = rng.choice(["resume", "resume", "boundary", "boundary", "boundary", "block",
-                       "prefix", "consts", "names", "padding"])
+                       "consts", "names", "padding"])
     if kind in ("resume", "boundary", "block"):
         what = rng.choice(["nop", "extended_nop", "const", "probe", "load_param"])
         if kind == "resume":
@@ -455,15 +458,6 @@ def mutate_once(rng: random.Random, code: types.CodeType, mutant: Mutant) -> str
             what = f"load_param {rng.choice(bound)}" if bound else "nop"
         insert(program, where, snippet(rng, code, mutant, what), after_label=kind == "block")
         return f"{what} at {kind} {where}"
-    if kind == "prefix":
-        first = resume_index(program) + 1
-        # Not a RESUME: the one after a YIELD_VALUE must follow it directly.
-        candidates = [k for k in range(first, len(instrs))
-                      if opcode.opmap[instrs[k].name] >= opcode.HAVE_ARGUMENT
-                      and instrs[k].name != "RESUME"]
-        k = rng.choice(candidates)
-        instrs[k].prefix = max(instrs[k].prefix, rng.choice([1, 1, 2]))
-        return f"prefix on {k} {instrs[k].name}"
     if kind == "consts":
         old = mutant.consts
         how = rng.choice(["append", "reorder", "drop"])
