@@ -24,6 +24,7 @@ import json
 import os
 import shlex
 import shutil
+import signal
 import subprocess
 import sys
 import tarfile
@@ -126,6 +127,18 @@ def scrubbed_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
     env.update(extra or {})
     return env
+
+
+def restore_sigint() -> None:
+    """Let CPython's tests that interrupt themselves run from a background job.
+
+    A background job of a non-interactive shell starts with SIGINT ignored, and an
+    ignored signal stays ignored across exec: the tests that interrupt themselves
+    then hang (test_asyncio.test_runners) or fail (test_pdb's test_pdb_issue_20766
+    finds SIG_IGN where it expects the default handler). With a handler installed
+    here, the children that a tool starts get SIGINT's default action."""
+    if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def run(

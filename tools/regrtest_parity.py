@@ -41,7 +41,6 @@ import hashlib
 import json
 import os
 import re
-import signal
 import socket
 import sys
 import time
@@ -50,7 +49,7 @@ from pathlib import Path
 
 from tools.build import build_baseline
 from tools.common import (ToolError, base_executable, built_python, cache_dir, exits_on_tool_error,
-                          run_logged, say, scrubbed_env)
+                          restore_sigint, run_logged, say, scrubbed_env)
 from tools.paths import BASELINE, BASELINE_PYTHON, LOGS, PYTHON, TARBALL_SHA256, shown
 
 HEADER = re.compile(r"^(\d+) (test|tests|re-run test|re-run tests) (.+):$")
@@ -244,15 +243,6 @@ def print_summary(parity: Parity, python: Path, label: str) -> None:
             os.path.relpath(parity.logs[n]) for n in parity.regressions))
     else:
         print("regrtest parity: OK")
-
-
-def restore_sigint() -> None:
-    """A background job of a non-interactive shell starts with SIGINT ignored, and an
-    ignored signal stays ignored across exec: the tests that interrupt themselves
-    (test_asyncio.test_runners, ...) would then hang. With a handler installed here,
-    the children start with SIG_DFL."""
-    if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
-        signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 @exits_on_tool_error

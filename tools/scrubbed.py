@@ -4,7 +4,8 @@
 
 The environment is tools.common.scrubbed_env(), the one definition that
 tools.regrtest_parity, tools.run_pytest, bench and tests/ use too; --set adds a
-variable after the scrub (e.g. PYTHON_GIL=0 for the free-threaded build).
+variable after the scrub (e.g. PYTHON_GIL=0 for the free-threaded build). SIGINT
+gets its default action, even in a background job (tools.common.restore_sigint).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import argparse
 import os
 import sys
 
-from tools.common import ToolError, exits_on_tool_error, scrubbed_env
+from tools.common import ToolError, exits_on_tool_error, restore_sigint, scrubbed_env
 
 
 @exits_on_tool_error
@@ -33,6 +34,7 @@ def main(argv: list[str] | None = None) -> int:
         if not sep or not name:
             ap.error(f"--set takes NAME=VALUE, not {item!r}")
         extra[name] = value
+    restore_sigint()
     try:
         os.execvpe(command[0], command, scrubbed_env(extra))
     except OSError as exc:

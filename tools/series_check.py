@@ -46,7 +46,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tools.build import REGEN_TARGETS, build, clone_tree, regen_stamp
-from tools.common import ToolError, exits_on_tool_error, run, say, scrubbed_env
+from tools.common import (ToolError, exits_on_tool_error, restore_sigint, run, say,
+                          scrubbed_env)
 from tools.git import git, git_env
 from tools.paths import LOGS, PATCHES, SERIES_CHECK, TREE, shown
 from tools.series import PARTS, part_of, read_series, split_series
@@ -222,6 +223,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--verbose", action="store_true", help="stream the build logs")
     args = parser.parse_args(argv)
+    restore_sigint()
     results = check_series(first=args.first, jobs=args.jobs, verbose=args.verbose)
     print(summary(results))
     return 0 if all(r.ok for r in results) else 1
