@@ -380,6 +380,33 @@ def test_a_tool_from_the_npm_registry(tmp_path: Path, monkeypatch: pytest.Monkey
     assert ecosystem.load_tool(plain).on_pypi
 
 
+def test_an_npm_patch_written_for_the_repository(tmp_path: Path,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    # not_in_release: the paths of the patch that the registry's package does not ship
+    # (a grammar's tests); prepare: commands that make the package's copy take the patch
+    # (MagicPython's JSON, derived from its YAML). Both are inputs of the patched build
+    # only, and a tool with neither keeps its key.
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    directory = make_npm_tool(tmp_path)
+    plain = ecosystem.load_tool(directory)
+    assert (plain.not_in_release, plain.prepare) == ((), ())
+    pin = directory / "pin.toml"
+    (directory / "derive.py").write_text("derive")
+    pin.write_text(pin.read_text().replace("build = [", 'not_in_release = ["test/*"]\n'
+                   'prepare = [["{python}", "{tool}/derive.py", "{cache}"]]\nbuild = ['))
+    tool = ecosystem.load_tool(directory)
+    assert tool.not_in_release == ("test/*",)
+    assert tool.prepare_commands("/py") == [
+        ["/py", f"{directory}/derive.py", str(tmp_path / "cache" / "pep671")]]
+    assert (tool.key("stock"), tool.key("patched") != plain.key("patched")) == (
+        plain.key("stock"), True)
+    patched = tool.key("patched")
+    (directory / "derive.py").write_text("derive again")
+    assert (tool.key("stock"), tool.key("patched") != patched) == (plain.key("stock"), True)
+    pin.write_text(pin.read_text().replace('["test/*"]', '["test/*", "misc/*"]'))
+    assert ecosystem.load_tool(directory).key("patched") != tool.key("patched")
+
+
 @pytest.mark.parametrize("old, new, message", [
     ('registry = "npm"', 'registry = "conda"', "known: pypi, npm"),
     ('build = [', 'sdist_sha256 = "x"\nbuild = [', "unknown key(s) sdist_sha256"),
@@ -387,6 +414,7 @@ def test_a_tool_from_the_npm_registry(tmp_path: Path, monkeypatch: pytest.Monkey
     ('tarball_sha256 = "', 'tarball_sha256 = "z', "tarball_sha256 is not a sha256"),
     ('"tree-sitter==0.26.1"', '"tree-sitter>=0.26"', "is not an exact pin"),
     ("[test]\n", '[test]\npytest_args = ["t"]\n', "and not more than one"),
+    ('build = [', 'not_in_release = "test/*"\nbuild = [', "must be a list of strings"),
 ])
 def test_an_npm_pin_breaking_the_contract_is_refused(tmp_path: Path, old: str, new: str,
                                                      message: str) -> None:

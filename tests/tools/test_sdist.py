@@ -45,6 +45,19 @@ def test_the_patch_applies(tmp_path: Path) -> None:
     assert (tree / "pkg" / "new.py").read_text() == "created\n"
 
 
+def test_the_files_a_release_does_not_ship_are_left_out(tmp_path: Path) -> None:
+    # A patch written against the tool's repository changes its tests too, which the
+    # registry's package of the release may not ship (a grammar's npm tarball).
+    patch, tree = make_patch(tmp_path), unpacked(tmp_path)
+    patch.write_text(patch.read_text() + "--- a/test/cases.txt\n+++ b/test/cases.txt\n"
+                     "@@ -1,1 +1,2 @@\n first case\n+second case\n")
+    with pytest.raises(ToolError, match="test/cases.txt"):
+        sdist.apply_patch(patch, tree)
+    assert sorted(sdist.apply_patch(patch, tree, ["test/*"])) == ["pkg/mod.py", "pkg/new.py"]
+    assert (tree / "pkg" / "new.py").read_text() == "created\n"
+    assert not (tree / "test").exists()
+
+
 def test_a_hunk_that_does_not_apply_changes_nothing(tmp_path: Path) -> None:
     patch = make_patch(tmp_path)
     tree = unpacked(tmp_path, ORIGINAL.replace("line 9\n", "line nine\n"))

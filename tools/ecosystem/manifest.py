@@ -106,6 +106,10 @@ class Tool:
     # metadata that pip download asks for on this machine; a stand-in of that name reads
     # it from the sdist's PKG-INFO (tools/ecosystem/pkg_info_backend.py)
     pkg_info_backend: str = ""
+    # [package] not_in_release, for a tool from another registry: the paths (git apply
+    # --exclude patterns) that the patch changes in the tool's repository and that the
+    # registry's package does not ship (its tests); their hunks are not applied
+    not_in_release: tuple[str, ...] = ()
 
     @property
     def probe(self) -> Path:
@@ -129,8 +133,8 @@ class Tool:
             "command" if self.commands else "pytest"
 
     def prepare_commands(self, python: str) -> list[list[str]]:
-        """[package] prepare with {tool} and {python} filled in."""
-        return fill(self.prepare, tool=str(self.dir), python=python)
+        """[package] prepare with {tool}, {python} and {cache} filled in."""
+        return fill(self.prepare, tool=str(self.dir), python=python, cache=str(cache_dir()))
 
     def build_commands(self, python: str, out: Path) -> list[list[str]]:
         """[package] build with {tool}, {python}, {out} and {cache} filled in."""
@@ -158,7 +162,14 @@ class Tool:
     def key(self, variant: str) -> str:
         """What a build of this variant depends on."""
         if not self.on_pypi:
-            patch = [self.patch.read_bytes()] if variant == "patched" else [b"stock"]
+            # the patch, and where there are any, the paths left out of it and the
+            # prepare commands with the files they name: inputs of the patched build only
+            patch: list[bytes | str] = [b"stock"]
+            if variant == "patched":
+                patch = [self.patch.read_bytes()]
+                if self.not_in_release or self.prepare:
+                    patch += [json.dumps(self.not_in_release), json.dumps(self.prepare),
+                              *self._named_files(self.prepare)]
             return digest(self.name, self.registry, self.package, self.version,
                           self.sdist_sha256, *patch, json.dumps(self.build),
                           *self._named_files(self.build))
@@ -253,7 +264,8 @@ def load_tool(directory: Path) -> Tool:
                               "pkg_info_backend"}, "package", pin)
     else:
         _check_keys(package, {"name", "version", "registry", "npm", "tarball_sha256",
-                              "patch", "build", "requirements"}, "package", pin)
+                              "patch", "not_in_release", "prepare", "build",
+                              "requirements"}, "package", pin)
     _check_keys(test, {"pytest_args", "cargo", "jest", "jest_dir", "commands",
                        "requirements", "env"}, "test", pin)
     sha_key = "sdist_sha256" if registry == "pypi" else "tarball_sha256"
@@ -303,7 +315,7 @@ def load_tool(directory: Path) -> Tool:
         raise ToolError(f"{rel(pin)}: [test] jest_dir is the directory (a string) of the "
                         "jest runs, and only with jest")
     prepare = _commands(package.get("prepare", []), "[package] prepare", "command", pin)
-    if prepare and not stock_wheels:
+    if prepare and registry == "pypi" and not stock_wheels:
         raise ToolError(f"{rel(pin)}: [package] prepare adapts the build of the patched "
                         "tree; the stock variant is then the release's wheel "
                         "(stock_wheels), not a build of the unprepared sdist")
@@ -320,7 +332,9 @@ def load_tool(directory: Path) -> Tool:
                 test_env=_env(test.get("env", {}), "[test] env", pin), cargo=cargo,
                 stock_wheels=stock_wheels, prepare=prepare, jest=jest, jest_dir=jest_dir,
                 registry=registry, npm=npm, build=build, requirements=package_requirements,
-                commands=commands, pkg_info_backend=pkg_info_backend)
+                commands=commands, pkg_info_backend=pkg_info_backend,
+                not_in_release=_strings(package.get("not_in_release", []),
+                                        "[package] not_in_release", pin))
 
 
 def _pins(value: Any, what: str, where: Path) -> tuple[str, ...]:

@@ -12,7 +12,7 @@ def render_report(data: dict[str, Any]) -> str:
         f"Written by `make ecosystem` (`python3 -m tools.ecosystem`) on {data['date']}, "
         f"with {data['interpreter']}. Each tool of `ecosystem/patched/` is installed twice into "
         "venvs of that interpreter, as the pinned release (stock, "
-        "`build/ecosystem/venv-stock`) and with `ecosystem/patched/<tool>/late-defaults.patch` "
+        "`build/ecosystem/venv-stock`) and with the patch of `ecosystem/patched/<tool>/` "
         "(patched, `build/ecosystem/venv`), and its `probe.py` runs on "
         "`ecosystem/corpus/late_defaults.py` in both. The releases are PyPI's, but for "
         "the editors' grammars, which are npm packages built into each venv's "

@@ -13,7 +13,7 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
-from typing import Mapping
+from typing import Mapping, Sequence
 
 from packaging.utils import InvalidSdistFilename, canonicalize_name, parse_sdist_filename
 from packaging.version import Version
@@ -147,8 +147,9 @@ def unpack(sdist: Path, dest: Path) -> Path:
     return unpack_sdist(sdist, dest)
 
 
-def apply_patch(patch: Path, root: Path) -> list[str]:
-    """Apply a unified diff (git style, a/ and b/ prefixes) at root with `git apply`.
+def apply_patch(patch: Path, root: Path, exclude: Sequence[str] = ()) -> list[str]:
+    """Apply a unified diff (git style, a/ and b/ prefixes) at root with `git apply`,
+    but for the files that match a pattern of exclude (`git apply --exclude`).
 
     Each hunk must apply where its header says: the patch is made for one release, so
     a hunk git applies only at an offset is refused too. Returns the paths it changes;
@@ -158,9 +159,11 @@ def apply_patch(patch: Path, root: Path) -> list[str]:
     for var in ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE"):
         env.pop(var, None)
 
+    excluded = [f"--exclude={pattern}" for pattern in exclude]
+
     def git_apply(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(["git", "apply", *args, str(patch.absolute())], cwd=root,
-                              env=env, capture_output=True, text=True,
+        return subprocess.run(["git", "apply", *args, *excluded, str(patch.absolute())],
+                              cwd=root, env=env, capture_output=True, text=True,
                               stdin=subprocess.DEVNULL)
 
     check = git_apply("--check", "--verbose")

@@ -135,7 +135,7 @@ def patched_tree(pip_python: Path, tool: Tool, layout: Layout,
         return tree
     say(f"{tool.name}: applying {rel(tool.patch)}")
     try:
-        sdist.apply_patch(tool.patch, tree)
+        sdist.apply_patch(tool.patch, tree, tool.not_in_release)
     except ToolError as exc:
         raise ToolError(f"{rel(tool.patch)} does not apply to the {tool.name} "
                         f"{tool.version} sdist: {exc}") from None

@@ -5,19 +5,20 @@ files in two parts, split by the last two blank lines: the source, then the expe
 tokens, one line each, `text : scope, scope, ...` (the text padded to 13 columns, the
 scopes of the token split, deduplicated and sorted). This runs such files with the
 grammar tokenized by shiki (tokenize.mjs of the build), as VS Code's TextMate engine
-does, and writes a JUnit XML report; the patch's own tests are test/functions/
-late_defaults*.py of this directory, in that form, ready for MagicPython's test/.
+does, and writes a JUnit XML report. The patch's own tests are the files it adds to
+MagicPython's test/ (test/functions/late_defaults*.py), taken from the patch.
 
-    python3 run_tests.py PYTHON JUNIT [--grammar PATH] [--update] [TEST...]
+    python3 run_tests.py PYTHON JUNIT [--grammar PATH] (--patch PATCH | [--update] TEST...)
 
 PYTHON: the venv whose share/magicpython/ holds the build (pin.toml's [test] commands
 give the patched venv's); the grammar is its python.json unless --grammar says another
-(a path, or "shiki" for @shikijs/langs' own). TESTs: files or directories (default:
-this directory's test/). --update writes each file's expected part from the grammar, as
-`syntaxdev test --overwrite-tests` does (review the result). Without TESTs, one more
-case checks that the grammar differs from the python grammar of @shikijs/langs (shiki's,
-from the same tm-grammars) in the rules the patch changes and in no other. Standard
-library only.
+(a path, or "shiki" for @shikijs/langs' own). --patch: the tests are the test files
+that PATCH (magicpython-upstream.patch) adds, and one more case checks that the grammar
+differs from the python grammar of @shikijs/langs (shiki's, from the same tm-grammars)
+in the rules that PATCH changes in MagicPython's YAML and in no other. TESTs: files or
+directories, such as a MagicPython checkout's test/; --update writes each one's expected
+part from the grammar, as `syntaxdev test --overwrite-tests` does (review the result).
+Standard library only.
 """
 
 from __future__ import annotations
@@ -25,14 +26,15 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-# The rules of the grammar that the patch changes: the others must be shiki's own
-CHANGED_RULES = ["annotated-parameter", "lambda-parameter-with-default", "loose-default"]
+# MagicPython's YAML source, and a rule of its repository (at the second level)
+SOURCE = "grammars/src/MagicPython.syntax.yaml"
+_RULE = re.compile(r"^ {2}([\w.-]+):\s*$")
 # Run by node in share/magicpython: the rules of GRAMMAR that differ from the python
 # grammar of @shikijs/langs, as JSON.
 _DIFFER = """
@@ -65,6 +67,55 @@ def render(lines: list[list[list[str]]]) -> str:
     return "\n".join(rows)
 
 
+def patch_files(patch: Path) -> dict[str, list[list[str]]]:
+    """path -> the hunks of patch for that file, each a list of its lines (with their
+    sign: ' ', '-' or '+'); a file the patch creates has the path "+" + path."""
+    files: dict[str, list[list[str]]] = {}
+    hunks: list[list[str]] | None = None
+    lines = patch.read_text(encoding="utf-8").splitlines()
+    for number, line in enumerate(lines):
+        if line.startswith("diff --git "):
+            path = line.rsplit(" b/", 1)[1]
+            new = any(x.startswith("new file mode") for x in lines[number + 1:number + 3])
+            hunks = files.setdefault(("+" if new else "") + path, [])
+        elif line.startswith("@@ ") and hunks is not None:
+            hunks.append([])
+        elif hunks and line[:1] in (" ", "-", "+") and not line.startswith(("+++ ", "--- ")):
+            hunks[-1].append(line)
+    return files
+
+
+def tests_of_patch(patch: Path, scratch: Path) -> list[Path]:
+    """The test files that patch adds to MagicPython's test/, written under scratch."""
+    tests = []
+    for path, hunks in patch_files(patch).items():
+        if path.startswith("+test/") and path.endswith(".py"):
+            test = scratch / path[1:]
+            test.parent.mkdir(parents=True, exist_ok=True)
+            test.write_text("".join(line[1:] + "\n" for hunk in hunks for line in hunk),
+                            encoding="utf-8")
+            tests.append(test)
+    if not tests:
+        raise SystemExit(f"{patch} adds no test file to MagicPython's test/")
+    return sorted(tests)
+
+
+def changed_rules(patch: Path) -> list[str]:
+    """The rules of MagicPython's repository that patch changes in its YAML source."""
+    changed = set()
+    for hunk in patch_files(patch).get(SOURCE, []):
+        rule = None
+        for line in hunk:
+            if match := _RULE.match(line[1:]):
+                rule = match[1]
+            if line[0] != " ":
+                if rule is None:
+                    raise SystemExit(f"{patch}: a hunk of {SOURCE} does not hold the name "
+                                     "of the rule it changes (README.md)")
+                changed.add(rule)
+    return sorted(changed)
+
+
 def tokenize(share: Path, grammar: str, sources: dict[Path, str],
              scratch: Path) -> dict[Path, list[list[list[str]]]]:
     """Each source tokenized by shiki (one node process for all)."""
@@ -92,12 +143,19 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("junit", type=Path)
     ap.add_argument("tests", nargs="*", type=Path)
     ap.add_argument("--grammar", help="a grammar's JSON, or 'shiki' (default: the build's)")
+    ap.add_argument("--patch", type=Path, help="run the tests that this patch adds")
     ap.add_argument("--update", action="store_true", help="write the expected tokens")
     args = ap.parse_args(argv)
+    if bool(args.patch) == bool(args.tests) or (args.update and not args.tests):
+        ap.error("give either --patch or TESTs (--update: with TESTs)")
     share = Path(os.path.abspath(args.python)).parent.parent / "share" / "magicpython"
     grammar = args.grammar or str(share / "python.json")
-    files = sorted(f for t in (args.tests or [HERE / "test"])
-                   for f in ([t] if t.is_file() else t.rglob("*.py")))
+    scratch = args.junit.parent / f"{args.junit.stem}-tests"
+    if args.patch:
+        files = tests_of_patch(args.patch, scratch)
+    else:
+        files = sorted(f for t in args.tests
+                       for f in ([t] if t.is_file() else t.rglob("*.py")))
     parts = {f: split_test(f.read_text(encoding="utf-8")) for f in files}
     tokens = tokenize(share, grammar, {f: source for f, (source, _) in parts.items()},
                       args.junit.parent / f"{args.junit.stem}-sources")
@@ -106,11 +164,9 @@ def main(argv: list[str] | None = None) -> int:
     for test in files:
         source, expected = parts[test]
         got = render(tokens[test])
-        name = test.relative_to(test.parent.parent).as_posix() if args.tests == [] \
-            else str(test)
         case = ET.SubElement(suite, "testcase", classname="magicpython",
-                             name=test.relative_to(HERE).as_posix()
-                             if test.is_relative_to(HERE) else name)
+                             name=test.relative_to(scratch).as_posix() if args.patch
+                             else str(test))
         if args.update:
             test.write_text(f"{source}\n\n\n{got}\n", encoding="utf-8")
         elif got != expected:
@@ -119,20 +175,22 @@ def main(argv: list[str] | None = None) -> int:
                      enumerate(zip(expected.splitlines(), got.splitlines())) if e != g]
             ET.SubElement(case, "failure", message=(wrong or ["the token counts differ"])[0])
             print(f"FAIL {test}: {(wrong or ['the token counts differ'])[0]}")
-    if not args.tests and not args.update:
+    if args.patch:
         # the grammar is shiki's python but for the rules the patch changes
+        wanted = changed_rules(args.patch)
         env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
         proc = subprocess.run(["node", "--input-type=module", "-e", _DIFFER, grammar],
                               cwd=share, capture_output=True, text=True, env=env,
                               stdin=subprocess.DEVNULL)
-        differ = json.loads(proc.stdout) if proc.returncode == 0 else proc.stderr[-500:]
+        differ = [] if grammar == "shiki" else json.loads(proc.stdout) \
+            if proc.returncode == 0 else proc.stderr[-500:]
         case = ET.SubElement(suite, "testcase", classname="magicpython",
                              name="the late-default rules are all that differ from shiki's")
-        if differ != CHANGED_RULES:
+        if differ != wanted:
             failed += 1
             ET.SubElement(case, "failure", message=f"rules that differ: {differ}")
             print(f"FAIL: the rules that differ from @shikijs/langs' python: {differ}, "
-                  f"not {CHANGED_RULES}")
+                  f"not those the patch changes in {SOURCE}, {wanted}")
     total = len(suite)
     suite.set("tests", str(total))
     suite.set("failures", str(failed))

@@ -6,8 +6,9 @@ of the release (stock, or with the patch: build.py), loaded through the venv's
 ``late_defaults.py`` it must:
 
 1. give a tree with no ERROR and no MISSING node;
-2. have each ``=>`` of the corpus be one token, the ``operator`` field of a
-   ``default_parameter`` or ``typed_default_parameter`` (in a def or a lambda);
+2. have each ``=>`` of the corpus be one token, a ``late_default_operator`` node, the
+   ``operator`` field of a ``default_parameter`` or ``typed_default_parameter`` (in a
+   def or a lambda);
 3. have the grammar's own ``queries/highlights.scm`` capture each ``=>`` as
    ``@operator``.
 
@@ -48,9 +49,9 @@ while True:
         if node.is_error or node.is_missing:
             errors.append([node.start_point[0] + 1, node.start_point[1] + 1,
                            "MISSING " + node.type if node.is_missing else "ERROR"])
-        if node.type == "=>":
+        if node.text == b"=>":
             arrows.append([node.start_byte, node.parent.type if node.parent else None,
-                           cursor.field_name])
+                           cursor.field_name, node.type])
     if not visited and cursor.goto_first_child():
         continue
     if cursor.goto_next_sibling():
@@ -63,7 +64,7 @@ while True:
 highlights = (share / "queries" / "highlights.scm").read_text()
 query = ts.Query(language, highlights)
 captures = ts.QueryCursor(query).captures(tree.root_node)
-operators = sorted(n.start_byte for n in captures.get("operator", []) if n.type == "=>")
+operators = sorted(n.start_byte for n in captures.get("operator", []) if n.text == b"=>")
 print(json.dumps({"errors": errors, "arrows": arrows, "operators": operators,
                   "version": ts.__version__ if hasattr(ts, "__version__") else "?"}))
 """
@@ -94,18 +95,20 @@ def probe(python: str, corpus: pathlib.Path, workdir: pathlib.Path) -> tuple[boo
                        f"node(s) for its {len(wanted)} '=>' ({shown}"
                        f"{', ...' if len(errors) > 3 else ''})")
     fielded = sorted(a[0] for a in arrows if a[2] == "operator" and a[1] in
-                     ("default_parameter", "typed_default_parameter"))
+                     ("default_parameter", "typed_default_parameter")
+                     and a[3] == "late_default_operator")
     if fielded != wanted:
         return False, (f"{corpus.name}: no ERROR, but {len(fielded)} of the {len(wanted)} "
-                       "'=>' are the operator field of a default_parameter or "
-                       f"typed_default_parameter (found: {arrows[:3]})")
+                       "'=>' are a late_default_operator, the operator field of a "
+                       "default_parameter or typed_default_parameter (found: "
+                       f"{arrows[:3]})")
     if found["operators"] != wanted:
         return False, (f"{corpus.name}: highlights.scm captures {len(found['operators'])} of "
                        f"the {len(wanted)} '=>' as @operator")
     kinds = sorted({a[1] for a in arrows})
     return True, (f"{corpus.name}: no ERROR or MISSING node; each of the {len(wanted)} '=>' "
-                  f"is one token, the operator field of a {' or '.join(kinds)}, and "
-                  "highlights.scm captures it as @operator")
+                  "is one token, a late_default_operator, the operator field of a "
+                  f"{' or '.join(kinds)}, and highlights.scm captures it as @operator")
 
 
 def code_arrows(source: bytes) -> list[int]:
