@@ -3,14 +3,27 @@
 // button runs a new instance of it in worker.js, with the editor's code as the file
 // /main.py of an in-memory file system and the stdlib as /lib/python313.zip. Stop
 // terminates the worker (and with it a run that does not end).
+//
+// The editor is CodeMirror 6 (editor.js). A run's traceback or SyntaxError is marked in
+// the code, and each `File "/main.py", line N` of the output moves the cursor there. A
+// share link holds the code (and the last button pressed) in the URL's fragment,
+// deflated by the browser's CompressionStream and base64url-encoded: nothing leaves the
+// page. The examples menu is examples.json, made at build time from examples/tour.py
+// and the PEP's examples (tools/playground.py).
 
-const started = performance.now();
-const $ = (id) => document.getElementById(id);
-const code = $("code");
-const output = $("output");
-const status = $("status");
-const buttons = ["run", "dis", "signature"].map($);
-const stop = $("stop");
+import {createEditor, cursor, diagnostics, getCode, markedErrors, moveTo, setCode, showErrors,
+        syntaxReport} from "./editor.js"
+
+const started = performance.now()
+const $ = (id) => document.getElementById(id)
+const output = $("output")
+const status = $("status")
+const BUTTONS = ["run", "dis", "signature"]
+const buttons = BUTTONS.map($)
+const stop = $("stop")
+const share = $("share")
+const shareLink = $("share-link")
+const examples = $("examples")
 
 // What the dis and inspect.signature buttons run: the code is executed with its own
 // output hidden, then each function it defined is shown.
@@ -34,100 +47,284 @@ for name, function in functions:
         print()
     else:
         print(f"{name}{inspect.signature(function)}")
-`;
+`
 
-let module = null;
-let stdlib = null;
-let worker = null;
-let finish = null;   // ends the run in progress: finish(exitCode)
+let module = null
+let stdlib = null
+let worker = null
+let finish = null        // ends the run in progress: finish(exitCode)
+let ready = false        // the interpreter is compiled: the buttons run
+let lastButton = "run"   // the button pressed last (a share link keeps it)
+let lines = []           // the output of the run in progress: [{text, stream, node}]
+
+const runNow = () => { if (ready && !finish) press("run") }
+const view = createEditor($("editor"), {onRun: runNow})
+// Ctrl+Enter (Cmd+Enter) runs from anywhere on the page, not only in the editor
+document.addEventListener("keydown", (event) => {
+  if (event.key === "Enter" && (event.ctrlKey || event.metaKey) && !view.hasFocus) {
+    event.preventDefault()
+    runNow()
+  }
+})
 
 function show(text, stream) {
-  const line = document.createElement("span");
-  if (stream === "stderr") line.className = "stderr";
-  line.textContent = text + "\n";
-  output.appendChild(line);
+  const node = document.createElement("span")
+  if (stream === "stderr") node.className = "stderr"
+  node.textContent = text + "\n"
+  output.appendChild(node)
+  lines.push({text, stream, node})
   if (window.pep671FirstOutputMs === undefined) {
-    window.pep671FirstOutputMs = performance.now();
+    window.pep671FirstOutputMs = performance.now()
   }
 }
 
+// --- errors in place -------------------------------------------------------------
+
+const FRAME = /^\s*File "\/main\.py", line (\d+)/
+const CARETS = /^\s*[\^~]+\s*$/
+
+// Each `File "/main.py", line N` of a traceback (or of a SyntaxError), with the column
+// span its carets show, if any: {index, line, column?, endColumn?}. Python prints the
+// line stripped of its indentation, indented by 4, and the carets under it, so a caret's
+// column is counted from the line's first non-blank character in the code.
+function frames(texts) {
+  const found = []
+  texts.forEach((text, index) => {
+    const match = FRAME.exec(text)
+    if (!match) return
+    const frame = {index, line: Number(match[1])}
+    const source = texts[index + 1], carets = texts[index + 2]
+    if (source !== undefined && carets !== undefined && !FRAME.test(source) &&
+        CARETS.test(carets)) {
+      const start = carets.search(/[\^~]/) - 4
+      const length = carets.trim().length
+      const code = view.state.doc.lines >= frame.line
+        ? view.state.doc.line(frame.line).text : ""
+      const indent = code.length - code.trimStart().length
+      if (start >= 0) {
+        frame.column = indent + start + 1
+        frame.endColumn = frame.column + length
+      }
+    }
+    found.push(frame)
+  })
+  return found
+}
+
+// After a run: the innermost frame of the user's code is marked with the error's last
+// line as its message, and each frame line of the output is a link to its place.
+function placeErrors(exitCode) {
+  const texts = lines.map((l) => l.text)
+  const found = frames(texts)
+  for (const frame of found) {
+    const node = lines[frame.index].node
+    node.classList.add("frame")
+    node.title = "show this line in the code"
+    node.addEventListener("click", () => moveTo(view, frame))
+  }
+  const errors = []
+  if (exitCode !== 0 && found.length) {
+    const stderr = lines.filter((l) => l.stream === "stderr" && l.text.trim())
+    const message = stderr.length ? stderr[stderr.length - 1].text.trim() : "error"
+    errors.push({...found[found.length - 1], message})
+  }
+  showErrors(view, errors)
+}
+
+// --- running ---------------------------------------------------------------------
+
 function newWorker() {
-  worker = new Worker("worker.js", { type: "module" });
-  worker.onmessage = ({ data }) => {
-    if (data.kind === "line") show(data.text, data.stream);
-    else if (finish) finish(data.code);
-  };
+  worker = new Worker("worker.js", {type: "module"})
+  worker.onmessage = ({data}) => {
+    if (data.kind === "line") show(data.text, data.stream)
+    else if (finish) finish(data.code)
+  }
   worker.onerror = (event) => {
-    show(`the worker failed: ${event.message}`, "stderr");
-    if (finish) finish(-1);
-  };
+    show(`the worker failed: ${event.message}`, "stderr")
+    if (finish) finish(-1)
+  }
 }
 
 function busy(running) {
-  for (const button of buttons) button.disabled = running;
-  stop.disabled = !running;
+  for (const button of buttons) button.disabled = running
+  stop.disabled = !running
 }
 
 function press(kind) {
-  output.textContent = "";
-  status.textContent = "running…";
-  busy(true);
-  const args = kind === "run" ? ["/main.py"] : ["-c", SHOW, kind];
-  const t0 = performance.now();
+  output.textContent = ""
+  lines = []
+  status.textContent = "running…"
+  lastButton = kind
+  busy(true)
+  showErrors(view, [])
+  const args = kind === "run" ? ["/main.py"] : ["-c", SHOW, kind]
+  const t0 = performance.now()
   return new Promise((resolve) => {
     finish = (exitCode) => {
-      finish = null;
-      const ms = Math.round(performance.now() - t0);
+      finish = null
+      const ms = Math.round(performance.now() - t0)
       status.textContent = `${kind === "run" ? "ran" : kind} in ${ms} ms` +
-        (exitCode ? `, exit status ${exitCode}` : "");
-      output.dataset.exitCode = String(exitCode);
-      output.dataset.runs = String(Number(output.dataset.runs || 0) + 1);
-      busy(false);
-      resolve();
-    };
-    worker.postMessage({ module, stdlib, code: code.value, args });
-  });
+        (exitCode ? `, exit status ${exitCode}` : "")
+      if (exitCode !== "stopped") placeErrors(exitCode)
+      output.dataset.exitCode = String(exitCode)
+      output.dataset.runs = String(Number(output.dataset.runs || 0) + 1)
+      busy(false)
+      resolve()
+    }
+    worker.postMessage({module, stdlib, code: getCode(view), args})
+  })
 }
 
 stop.addEventListener("click", () => {
-  worker.terminate();
-  newWorker();
-  show("(stopped)", "stderr");
-  if (finish) finish("stopped");
-});
+  worker.terminate()
+  newWorker()
+  show("(stopped)", "stderr")
+  if (finish) finish("stopped")
+})
+
+// --- share links -----------------------------------------------------------------
+
+function toBase64url(bytes) {
+  let binary = ""
+  for (let i = 0; i < bytes.length; i += 0x8000) {
+    binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000))
+  }
+  return btoa(binary).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "")
+}
+
+function fromBase64url(text) {
+  const binary = atob(text.replace(/-/g, "+").replace(/_/g, "/"))
+  return Uint8Array.from(binary, (c) => c.charCodeAt(0))
+}
+
+async function through(bytes, transform) {
+  return new Uint8Array(await new Response(new Blob([bytes]).stream().pipeThrough(transform))
+    .arrayBuffer())
+}
+
+// The link that opens this page with code in it: #code=<deflate-raw, base64url>, and
+// &run=<button> when the button pressed last is not Run.
+async function shareUrl(code, button) {
+  const packed = await through(new TextEncoder().encode(code),
+                               new CompressionStream("deflate-raw"))
+  const params = new URLSearchParams({code: toBase64url(packed)})
+  if (button !== "run") params.set("run", button)
+  const url = new URL(window.location.href)
+  url.hash = params.toString()
+  return url.href
+}
+
+// What a link's fragment holds: {code, button}, or null when it holds no code.
+async function fromFragment(hash) {
+  const params = new URLSearchParams(hash.replace(/^#/, ""))
+  if (!params.has("code")) return null
+  const bytes = await through(fromBase64url(params.get("code")),
+                              new DecompressionStream("deflate-raw"))
+  const button = BUTTONS.includes(params.get("run")) ? params.get("run") : "run"
+  return {code: new TextDecoder().decode(bytes), button}
+}
+
+share.addEventListener("click", async () => {
+  const url = await shareUrl(getCode(view), lastButton)
+  history.replaceState(null, "", url)
+  shareLink.value = url
+  shareLink.hidden = false
+  shareLink.select()
+  try {
+    await navigator.clipboard.writeText(url)
+    status.textContent = `link copied (${url.length} characters)`
+  } catch {
+    status.textContent = "copy the link from the box beside Share"
+  }
+})
+
+// --- examples --------------------------------------------------------------------
+
+async function loadExamples() {
+  const list = await fetch("examples.json").then((r) => r.json())
+  for (const group of new Set(list.map((e) => e.group))) {
+    const optgroup = document.createElement("optgroup")
+    optgroup.label = group
+    list.forEach((example, index) => {
+      if (example.group !== group) return
+      const option = document.createElement("option")
+      option.value = String(index)
+      option.textContent = example.title
+      optgroup.appendChild(option)
+    })
+    examples.appendChild(optgroup)
+  }
+  examples.addEventListener("change", () => {
+    if (examples.value === "") return
+    setCode(view, list[Number(examples.value)].code)
+    if (ready && !finish) press("run")
+  })
+  return list
+}
+
+// --- loading ---------------------------------------------------------------------
 
 // The bytes of a .gz file, unpacked here unless the server already did (a server may
 // send a .gz file with Content-Encoding: gzip, and the browser unpacks it then).
 async function fetchGzipped(url) {
-  const response = await fetch(url);
-  if (!response.ok) throw new Error(`${url}: HTTP ${response.status}`);
-  const bytes = new Uint8Array(await response.arrayBuffer());
-  if (bytes[0] !== 0x1f || bytes[1] !== 0x8b) return bytes.buffer;
-  const unpacked = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
-  return new Response(unpacked).arrayBuffer();
+  const response = await fetch(url)
+  if (!response.ok) throw new Error(`${url}: HTTP ${response.status}`)
+  const bytes = new Uint8Array(await response.arrayBuffer())
+  if (bytes[0] !== 0x1f || bytes[1] !== 0x8b) return bytes.buffer
+  return (await through(bytes, new DecompressionStream("gzip"))).buffer
+}
+
+// For the tests (tests/test_playground.py) and the curious.
+window.__pep671 = {
+  view,
+  getCode: () => getCode(view),
+  setCode: (text) => setCode(view, text),
+  syntaxErrors: () => syntaxReport(view).errors,
+  syntax: () => syntaxReport(view),
+  markedLines: () => markedErrors(view),
+  diagnostics: () => diagnostics(view),
+  cursor: () => cursor(view),
+  shareUrl: (code, button = "run") => shareUrl(code, button),
 }
 
 async function load() {
-  const [wasm, zip, tour] = await Promise.all([
+  const [wasm, zip, start, list] = await Promise.all([
     fetchGzipped("python.wasm.gz"),
     fetchGzipped("lib/python313.zip.gz"),
-    fetch("tour.py").then((r) => r.text()),
-  ]);
-  module = await WebAssembly.compile(wasm);
-  stdlib = new Uint8Array(zip);
-  code.value = tour;
-  const loadedMs = Math.round(performance.now() - started);
-  window.pep671LoadedMs = performance.now();
-  newWorker();
+    fromFragment(window.location.hash).catch((error) => {
+      show(`the link's code could not be read: ${error}`, "stderr")
+      return null
+    }),
+    loadExamples(),
+  ])
+  const tour = start ?? {code: await fetch("tour.py").then((r) => r.text()), button: "run"}
+  setCode(view, tour.code)
+  window.pep671EditorMs = performance.now()
+  window.__pep671.examples = list
+  module = await WebAssembly.compile(wasm)
+  stdlib = new Uint8Array(zip)
+  const loadedMs = Math.round(performance.now() - started)
+  window.pep671LoadedMs = performance.now()
+  newWorker()
+  ready = true
   for (const button of buttons) {
-    button.addEventListener("click", () => press(button.id));
+    button.addEventListener("click", () => press(button.id))
   }
-  await press("run");
-  status.textContent = `python.wasm loaded in ${loadedMs} ms; ` + status.textContent;
-  window.pep671Ready = true;
+  share.disabled = false
+  await press(tour.button)
+  status.textContent = `python.wasm loaded in ${loadedMs} ms; ` + status.textContent
+  window.pep671Ready = true
 }
 
+// A link pasted into this tab's address bar changes only the fragment: load it too.
+window.addEventListener("hashchange", async () => {
+  const start = await fromFragment(window.location.hash).catch(() => null)
+  if (!start || !ready || start.code === getCode(view)) return
+  setCode(view, start.code)
+  if (!finish) press(start.button)
+})
+
 load().catch((error) => {
-  status.textContent = `could not load the interpreter: ${error}`;
-  show(String(error), "stderr");
-});
+  status.textContent = `could not load the interpreter: ${error}`
+  show(String(error), "stderr")
+})
