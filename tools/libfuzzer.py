@@ -21,8 +21,9 @@ Steps, each announced with a line starting with ==>:
      missing or failing runtime is an error, never a skipped run;
   2. build/libfuzzer: a clone of build/cpython configured with clang and
      -fsanitize=address,undefined,fuzzer-no-link, static libpython, no pymalloc,
-     with assertions
-     (tools.build, logs in build/logs/libfuzzer-*.log);
+     with assertions, and build/libfuzzer-baseline, a clone of the unpatched
+     build/baseline configured alike, the oracle of step 7 (tools.build, logs
+     in build/logs/libfuzzer-*.log and libfuzzer-baseline-*.log);
   3. link each harness (fuzzer.c with -D_Py_FUZZ_ONE) against it with
      -fsanitize=fuzzer into build/libfuzzer/<target> (beside Lib/, so the
      interpreter it embeds finds its standard library);
@@ -45,16 +46,18 @@ Steps, each announced with a line starting with ==>:
      libFuzzer runs in fork mode (-fork=1 -ignore_crashes=1): the fuzzing is
      done by one child process at a time, and a crash ends the child, not the
      run, so that an upstream fault found early does not end a long run;
-  7. the oracle for each crash, new or kept: the unpatched interpreter
-     (build/baseline/python, `make baseline`) reads the artifact as the harness
-     does, in Python (BASELINE_READS). If it is killed by a signal, or gets no
-     result within the harness's 30 seconds, the fault is upstream's: the
-     artifact is moved to build/libfuzzer-out/<target>/upstream/ and listed,
-     and it does not fail the run. Any other is ours. The baseline has no
-     sanitizers, so a fault that ASan sees and the baseline survives is ours
-     until someone reads it: the classification errs towards failing. It does
-     not compare where the two crash, so read the stack of each artifact set
-     aside (build/libfuzzer/<target> <artifact> shows it);
+  7. the oracle for each crash, new or kept: build/libfuzzer-baseline, the
+     unpatched tree (build/baseline, `make baseline`) built as in step 2, so
+     that its interpreter sees what the harness's sanitizers see, reads the
+     artifact as the harness does, in Python (BASELINE_READS). If ASan or UBSan
+     reports (the run exits with SANITIZER_EXITCODE), if it is killed by a
+     signal, or if it gets no result within the harness's 30 seconds, the
+     fault is upstream's: the artifact is moved to
+     build/libfuzzer-out/<target>/upstream/ and listed with the baseline's
+     report (its kind and first frame), and it does not fail the run. Any
+     other is ours. It does not compare where the two crash: compare the
+     listed frame with the harness's (build/libfuzzer/<target> <artifact>
+     shows it);
   8. report per target: the kept artifacts rerun and those that still crash
      (with the command that reproduces each), executions, coverage
      (libFuzzer's cov/ft), corpus size, crashes (artifact paths), the upstream
@@ -71,7 +74,6 @@ from __future__ import annotations
 import argparse
 import os
 import re
-import resource
 import shlex
 import signal
 import subprocess
@@ -86,9 +88,12 @@ from typing import Sequence
 from tools.build import build, clone_tree
 from tools.common import (ToolError, exits_on_tool_error, rel, require_clang_sanitizer, run,
                           say, scrubbed_env)
-from tools.paths import BASELINE_PYTHON, BUILD, TREE
+from tools.paths import BASELINE, BUILD, TREE
 
 FUZZ_TREE = BUILD / "libfuzzer"
+# The oracle: the unpatched tree, built with the same compiler and sanitizers.
+BASELINE_TREE = BUILD / "libfuzzer-baseline"
+BASELINE_PYTHON = BASELINE_TREE / "python"
 FUZZ_OUT = BUILD / "libfuzzer-out"
 TARGETS = ("fuzz_pycompile", "fuzz_marshal_code")
 SANITIZERS = "address,undefined"
@@ -163,12 +168,14 @@ def check_clang() -> None:
         "libFuzzer", args=["-runs=1"], env=fuzz_env())
 
 
-def build_tree(jobs: int) -> None:
-    clone_tree(TREE.absolute(), FUZZ_TREE.absolute())
+def build_trees(jobs: int) -> None:
+    """build/libfuzzer from the patched tree, build/libfuzzer-baseline from the
+    unpatched one, configured alike."""
     os.environ["ASAN_OPTIONS"] = ASAN_OPTIONS  # the build runs ./python
     os.environ["UBSAN_OPTIONS"] = UBSAN_OPTIONS
-    build(FUZZ_TREE, name="libfuzzer", configure_flags=CONFIGURE_FLAGS, regen=True,
-          jobs=jobs)
+    for tree, source in ((FUZZ_TREE, TREE), (BASELINE_TREE, BASELINE)):
+        clone_tree(source.absolute(), tree.absolute())
+        build(tree, name=tree.name, configure_flags=CONFIGURE_FLAGS, regen=True, jobs=jobs)
 
 
 def config_var(name: str) -> str:
@@ -344,9 +351,9 @@ def rerun_artifacts(target: str, exe: Path) -> tuple[int, list[Path]]:
 
 
 # What each harness does with its input, in Python, for the unpatched
-# interpreter (build/baseline/python). os.abort() stands where the harness
-# aborts. A baseline killed by a signal on an artifact shows the fault to be
-# upstream's. fuzz_marshal_code's reads are the harness's own: replace()
+# interpreter (build/libfuzzer-baseline/python). os.abort() stands where the
+# harness aborts. A sanitizer report or a baseline killed by a signal on an
+# artifact shows the fault to be upstream's. fuzz_marshal_code's reads are the harness's own: replace()
 # (ValueError allowed), co_code, marshal.dumps(), any other exception but
 # MemoryError an abort; the baseline's marshal refuses a late-default object
 # (type '=') as bad data, as the harness takes any exception of loads().
@@ -387,25 +394,37 @@ if isinstance(obj, types.CodeType):
 """,
 }
 BASELINE_TIMEOUT = 30  # fuzzing's -timeout
-BASELINE_MEMORY = 4096 << 20  # fuzzing's -rss_limit_mb, as an address-space limit
+# the baseline's exit status when a sanitizer reports (sanitizers' common flag
+# exitcode), which a Python exception cannot give
+SANITIZER_EXITCODE = 86
+SANITIZER_REPORT = re.compile(
+    r"ERROR: AddressSanitizer: (?P<asan>[\w-]+)|(?P<ubsan>\S+:\d+:\d+: runtime error: .*)")
+FIRST_FRAME = re.compile(r"^\s*#0 0x[0-9a-f]+ in (\S+)", re.M)
 
 
 def baseline_fault(target: str, artifact: Path) -> str | None:
-    """What the unpatched interpreter does wrong on artifact, read as target's
-    harness reads it: killed by a signal, or no result in fuzzing's time
-    limit; None when it reads it and exits."""
-    def limit_memory() -> None:
-        resource.setrlimit(resource.RLIMIT_AS, (BASELINE_MEMORY, BASELINE_MEMORY))
-
+    """What the unpatched interpreter, built with the harness's sanitizers, does
+    wrong on artifact, read as target's harness reads it: a sanitizer report (its
+    kind and first frame), killed by a signal, or no result in fuzzing's time
+    limit; None when it reads it and exits. Its memory is limited by ASan's
+    allocator as in fuzzing (ASAN_OPTIONS), not by an address-space limit, which
+    ASan's shadow memory would exceed."""
+    env = fuzz_env()
+    env["ASAN_OPTIONS"] += f":exitcode={SANITIZER_EXITCODE}"
+    env["UBSAN_OPTIONS"] += f":exitcode={SANITIZER_EXITCODE}"
     cmd = [str(BASELINE_PYTHON), "-c", BASELINE_READS[target], str(artifact)]
     try:
-        proc = subprocess.run(cmd, env=scrubbed_env({}), stdin=subprocess.DEVNULL,
-                              capture_output=True, timeout=BASELINE_TIMEOUT,
-                              preexec_fn=limit_memory)
+        proc = subprocess.run(cmd, env=env, stdin=subprocess.DEVNULL, capture_output=True,
+                              text=True, errors="replace", timeout=BASELINE_TIMEOUT)
     except subprocess.TimeoutExpired:
         return f"no result in {BASELINE_TIMEOUT} s"
     if proc.returncode < 0:
         return f"killed by {signal.Signals(-proc.returncode).name}"
+    if proc.returncode == SANITIZER_EXITCODE:
+        report = SANITIZER_REPORT.search(proc.stderr)
+        frame = FIRST_FRAME.search(proc.stderr)
+        what = (report.group("asan") or report.group("ubsan")) if report else "a report"
+        return f"sanitizer: {what}" + (f" in {frame.group(1)}" if frame else "")
     return None
 
 
@@ -431,9 +450,9 @@ def set_aside_upstream(target: str, crashes: Sequence[Path]
 
 
 def require_baseline() -> None:
-    if not BASELINE_PYTHON.exists():
-        raise ToolError(f"{rel(BASELINE_PYTHON)} is not built, and the crashes are "
-                        "classified by it: run `make baseline` first")
+    if not (BASELINE / "configure").exists():
+        raise ToolError(f"{rel(BASELINE)}, the unpatched tree that classifies the "
+                        "crashes, is missing: run `make baseline` first")
 
 
 def run_targets(exes: dict[str, Path], seconds: int, seed: int,
@@ -529,7 +548,8 @@ def main(argv: list[str] | None = None) -> int:
                     help=f"comma-separated, of {', '.join(TARGETS)}")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="for the build")
     ap.add_argument("--no-build", action="store_true",
-                    help="reuse build/libfuzzer as it is (it must have been built)")
+                    help="reuse build/libfuzzer and build/libfuzzer-baseline as they are "
+                         "(they must have been built)")
     args = ap.parse_args(argv)
     targets = [t for t in args.targets.split(",") if t]
     unknown = sorted(set(targets) - set(TARGETS))
@@ -538,9 +558,10 @@ def main(argv: list[str] | None = None) -> int:
     check_clang()
     require_baseline()
     if not args.no_build:
-        build_tree(args.jobs)
-    elif not (FUZZ_TREE / "python").exists():
-        raise ToolError(f"{rel(FUZZ_TREE)} is not built: run without --no-build")
+        build_trees(args.jobs)
+    for tree in (FUZZ_TREE, BASELINE_TREE):
+        if not (tree / "python").exists():
+            raise ToolError(f"{rel(tree)} is not built: run without --no-build")
     exes = {target: link_target(target) for target in targets}
     reruns = {target: rerun_artifacts(target, exe) for target, exe in exes.items()}
     outcomes = run_targets(exes, args.seconds, args.seed, reruns)

@@ -77,9 +77,17 @@ def test_fork_mode_counts_and_a_crash_that_is_upstreams() -> None:
 FAKE_BASELINE = """\
 #!/bin/sh
 # python -c SCRIPT ARTIFACT: killed by SIGSEGV on an artifact that says BOOM,
-# sleeps on one that says SLOW
+# sleeps on one that says SLOW, reports as ASan does (with the exit status that
+# ASAN_OPTIONS asks for) on one that says OVERFLOW, and fails as a Python
+# exception does on one that says RAISE
 grep -q BOOM "$3" && kill -SEGV $$
 grep -q SLOW "$3" && sleep 5
+if grep -q OVERFLOW "$3"; then
+    echo "==1==ERROR: AddressSanitizer: heap-buffer-overflow on address 0x6" >&2
+    echo "    #0 0x55d0 in deopt_code Objects/codeobject.c:1695:37" >&2
+    exit "$(echo "$ASAN_OPTIONS" | sed 's/.*exitcode=\\([0-9]*\\).*/\\1/')"
+fi
+grep -q RAISE "$3" && exit 1
 exit 0
 """
 
@@ -93,16 +101,21 @@ def test_crashes_the_baseline_shares_are_set_aside_as_upstreams(
     monkeypatch.setattr(libfuzzer, "BASELINE_TIMEOUT", 1)
     out = tmp_path / "fuzz_marshal_code"
     out.mkdir()
-    for name, text in [("crash-a", "BOOM"), ("crash-b", "fine"), ("timeout-c", "SLOW")]:
+    inputs = [("crash-a", "BOOM"), ("crash-b", "fine"), ("timeout-c", "SLOW"),
+              ("crash-d", "OVERFLOW"), ("crash-e", "RAISE")]
+    for name, text in inputs:
         (out / name).write_text(text)
     ours, upstream = libfuzzer.set_aside_upstream(
-        "fuzz_marshal_code", [out / "crash-a", out / "crash-b", out / "timeout-c"])
-    assert ours == [out / "crash-b"]
+        "fuzz_marshal_code", [out / name for name, _ in inputs])
+    assert ours == [out / "crash-b", out / "crash-e"]
     assert upstream == [(out / "upstream" / "crash-a", "killed by SIGSEGV"),
-                        (out / "upstream" / "timeout-c", "no result in 1 s")]
-    assert sorted(p.name for p in out.iterdir()) == ["crash-b", "upstream"]
+                        (out / "upstream" / "timeout-c", "no result in 1 s"),
+                        (out / "upstream" / "crash-d",
+                         "sanitizer: heap-buffer-overflow in deopt_code")]
+    assert sorted(p.name for p in out.iterdir()) == ["crash-b", "crash-e", "upstream"]
     monkeypatch.setattr(libfuzzer, "FUZZ_OUT", tmp_path)
-    assert libfuzzer.artifacts("fuzz_marshal_code") == [out / "crash-b"]  # not rerun again
+    # not rerun again
+    assert libfuzzer.artifacts("fuzz_marshal_code") == [out / "crash-b", out / "crash-e"]
 
 
 @pytest.mark.parametrize("target", libfuzzer.TARGETS)
