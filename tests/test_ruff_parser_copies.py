@@ -28,12 +28,11 @@ PATCHED = ECOSYSTEM / "patched"
 RUFF_PATCH = PATCHED / "ruff" / "late-defaults.patch"
 CRATES = ("ruff_python_ast/", "ruff_python_parser/", "ruff_python_trivia/")
 
-# ty and ast_serialize take no target-version gate (their READMEs say why: ty cannot
-# target 3.16, and mypy gates the feature itself): the gate's version, error, check and
-# inline tests are left out, and the two inline tests that name the version drop the
-# `_py316` suffix and the `parse_options` line. They keep ruff_python_ast's generic
-# visitor as it was (late defaults visited with the early ones): ty's semantic index visits
-# late defaults itself, in the function's scope.
+# ast_serialize takes no target-version gate (its README says why: mypy gates the
+# feature itself): the gate's version, error, check and inline tests are left out, and
+# the two inline tests that name the version drop the `_py316` suffix and the
+# `parse_options` line. It keeps ruff_python_ast's generic visitor as it was (late
+# defaults visited with the early ones).
 WITHOUT_GATE = {
     "ruff_python_ast/src/python_version.rs": (0, 6),
     "ruff_python_ast/src/visitor.rs": (0, 9),
@@ -52,7 +51,8 @@ RENAMED_WITHOUT_GATE = {
 }
 
 COPIES = {
-    "ty/late-defaults.patch": (WITHOUT_GATE, RENAMED_WITHOUT_GATE),
+    # ty targets 3.16 and gates the syntax as ruff does: the same change, line for line.
+    "ty/late-defaults.patch": ({}, {}),
     "ast_serialize/late-defaults.patch": (WITHOUT_GATE, RENAMED_WITHOUT_GATE),
     # Ruff's crates 0.0.14, older than the ruff release we patch: its lexer's context
     # carries a debug assertion into the hunk, its comparison node has one `operands`
