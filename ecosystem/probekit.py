@@ -4,7 +4,10 @@ Every ``probe.py`` of ``ecosystem/patched/`` and ``ecosystem/unpatched/`` import
 module as ``probekit``: ``tools/ecosystem/probes.py`` puts ``ecosystem/`` at the front
 of ``sys.path`` before it loads a probe (see the contract in ``ecosystem/README.md``).
 Like the probes, it is standard library only, and it runs on the interpreter that runs
-``tools.ecosystem``, not on the one under test.
+``tools.ecosystem``, not on the one under test. The test runners of the tools whose tests
+are ``commands`` (``run_tests.py``) import it too, for their JUnit report; they run on
+the venv's interpreter, which is why nothing here may need more than the standard
+library.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ import pathlib
 import re
 import shutil
 import subprocess
+import xml.etree.ElementTree as ET
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -23,6 +27,7 @@ __all__ = [
     "CHECKER_FILES", "CORPUS_NAME", "MISSPACED", "PEP8_SPACED", "RUN_ERRORS", "changed_lines",
     "checker_project", "clean_env", "diagnostics_differ", "error_line", "exact_errors", "exception_line", "format_misspaced", "html_text", "last_json",
     "last_line", "line_with", "marked_lines", "module_version", "paths", "placed_errors", "run", "same_ast",
+    "write_junit",
 ]
 
 # What running a tool may raise besides its own failure: no such program, a timeout.
@@ -267,3 +272,23 @@ def format_misspaced(command: Sequence[str | os.PathLike[str]], workdir: pathlib
     result = run([*command, snippet], workdir, env=env, timeout=600)
     got = snippet.read_text(encoding="utf-8")
     return result, snippet, None if got == PEP8_SPACED else _first_difference(got, PEP8_SPACED)
+
+
+def write_junit(suite_name: str, cases: Mapping[str, tuple[str, str]],
+                path: pathlib.Path) -> int:
+    """Write a JUnit XML report of cases (``"classname::name"`` -> (outcome, message),
+    an outcome being passed, failed, skipped or error) to path, print the counts, and
+    return how many failed (errors included)."""
+    suite = ET.Element("testsuite", name=suite_name, tests=str(len(cases)))
+    for name, (outcome, message) in cases.items():
+        classname, _, case_name = name.rpartition("::")
+        case = ET.SubElement(suite, "testcase", classname=classname, name=case_name)
+        if outcome == "failed":
+            ET.SubElement(case, "failure", message=message)
+        elif outcome in ("skipped", "error"):
+            ET.SubElement(case, outcome, message=message)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    ET.ElementTree(suite).write(path, encoding="utf-8", xml_declaration=True)
+    failed = sum(1 for outcome, _ in cases.values() if outcome in ("failed", "error"))
+    print(f"{len(cases) - failed} passed, {failed} failed")
+    return failed

@@ -35,7 +35,10 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
+# ecosystem/: probekit, the probes' shared helpers (its JUnit report)
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from build import DIST, build_tree, npm_install, same_dist  # noqa: E402  (build.py here)
+import probekit  # noqa: E402  (ecosystem/probekit.py)
 
 Cases = dict[str, tuple[str, str]]
 
@@ -122,19 +125,7 @@ def main(argv: list[str]) -> int:
         shutil.copy2(HERE / "parse.mjs", work / "parse.mjs")
         cases["stdlib::trees of code without late defaults unchanged, and late defaults "
               "parsed"] = stdlib_trees(python, work)
-    suite = ET.Element("testsuite", name="lezer-python", tests=str(len(cases)))
-    for name, (outcome, message) in cases.items():
-        classname, _, case_name = name.rpartition("::")
-        case = ET.SubElement(suite, "testcase", classname=classname, name=case_name)
-        if outcome == "failed":
-            ET.SubElement(case, "failure", message=message)
-        elif outcome in ("skipped", "error"):
-            ET.SubElement(case, outcome, message=message)
-    junit.parent.mkdir(parents=True, exist_ok=True)
-    ET.ElementTree(suite).write(junit, encoding="utf-8", xml_declaration=True)
-    failed = sum(1 for outcome, _ in cases.values() if outcome in ("failed", "error"))
-    print(f"{len(cases) - failed} passed, {failed} failed")
-    return 1 if failed else 0
+    return 1 if probekit.write_junit("lezer-python", cases, junit) else 0
 
 
 if __name__ == "__main__":

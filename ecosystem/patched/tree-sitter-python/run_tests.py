@@ -31,11 +31,13 @@ import subprocess
 import sys
 import tempfile
 import time
-import xml.etree.ElementTree as ET
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+# ecosystem/: probekit, the probes' shared helpers (its JUnit report)
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from build import cli_path, run  # noqa: E402  (build.py of this directory)
+import probekit  # noqa: E402  (ecosystem/probekit.py)
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 _GROUP = re.compile(r"^(\s*)(\S.*):$")
@@ -235,19 +237,7 @@ def main(argv: list[str]) -> int:
     cases = tree_sitter_test(cli, tree, cache, tests_from_patch(patch, tree))
     cases["stdlib::trees of code without late defaults unchanged, and late defaults "
           "parsed"] = stdlib_trees(cli, python, tree, patch)
-    suite = ET.Element("testsuite", name="tree-sitter-python", tests=str(len(cases)))
-    for name, (outcome, message) in cases.items():
-        classname, _, case_name = name.rpartition("::")
-        case = ET.SubElement(suite, "testcase", classname=classname, name=case_name)
-        if outcome == "failed":
-            ET.SubElement(case, "failure", message=message)
-        elif outcome in ("skipped", "error"):
-            ET.SubElement(case, outcome, message=message)
-    junit.parent.mkdir(parents=True, exist_ok=True)
-    ET.ElementTree(suite).write(junit, encoding="utf-8", xml_declaration=True)
-    failed = sum(1 for outcome, _ in cases.values() if outcome in ("failed", "error"))
-    print(f"{len(cases) - failed} passed, {failed} failed")
-    return 1 if failed else 0
+    return 1 if probekit.write_junit("tree-sitter-python", cases, junit) else 0
 
 
 if __name__ == "__main__":
