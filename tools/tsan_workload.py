@@ -11,9 +11,9 @@ late-default object: positional and keyword-only late defaults, a late default
 that reads a cell the callers rebind, a late-bound parameter that is itself a
 cell (an inner function captures it), generators, and methods. Mutators, one
 at a time (see Workload.__init__), meanwhile assign __defaults__,
-__kwdefaults__ (and change it in place) and __code__ among values that each
-fit the calls (two codes of one signature per family), and rebind the cell a
-late default reads.
+__kwdefaults__ (and change it in place, its values and its keys) and
+__code__ among values that each fit the calls (two codes of one signature
+per family), and rebind the cell a late default reads.
 
 Every result is checked against what any of those assignments could give; a
 result none of them gives, or an exception in a caller, is printed as WRONG
@@ -137,7 +137,8 @@ class Workload:
         # unpatched interpreter has the same race; a 30-minute run of the
         # series crashed on it, in a use-after-free of the tuple `(7,)`.
         self.kw_pool = [dict(self.late_kw), {'k': 70, 'm': 700},
-                        {'k': self.late_kw['k'], 'm': 700}]
+                        {'k': self.late_kw['k'], 'm': 700},
+                        {'m': self.late_kw['m'], 'k': 70}]
         self.codes = (self.pos_a.__code__, self.pos_b.__code__)
         self.kw_codes = (self.kw_a.__code__, self.kw_b.__code__)
         self.seed = seed
@@ -223,7 +224,7 @@ class Workload:
             self.assignments += count
 
     def mutate(self, rng):
-        choice = rng.randrange(7)
+        choice = rng.randrange(8)
         if choice == 0:
             self.pos_a.__defaults__ = rng.choice([self.late_pos, (7,)])
         elif choice == 1:
@@ -239,6 +240,14 @@ class Workload:
             kwdefaults['m'] = rng.choice([self.late_kw['m'], 700])
         elif choice == 5:
             self.rebind([rng.choice(SHARED_VALUES)])
+        elif choice == 6:
+            # in place, a key that no parameter has, added and removed: the
+            # entries no longer match the parameters while calls are hot
+            kwdefaults = self.kw_a.__kwdefaults__
+            if 'extra' in kwdefaults:
+                del kwdefaults['extra']
+            else:
+                kwdefaults['extra'] = None
         else:
             self.cell_param.__defaults__ = self.cell_param.__defaults__
 

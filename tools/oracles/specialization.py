@@ -6,12 +6,12 @@ to one code object under ``-X no_debug_ranges``, code compiled from a tree witho
 positions whose defaults the making code gets by hand, a ``types.FunctionType``
 rebuild), plain functions, methods and generator functions among them; call sites
 warmed with one callee past the specializing threshold, then called with another;
-``__defaults__``, ``__kwdefaults__`` (reassigned and changed in place) and
-``__code__`` changed while a site is hot. Every call's result or exception is
+``__defaults__``, ``__kwdefaults__`` (reassigned and changed in place: values set, keys deleted, their
+order reversed) and ``__code__`` changed while a site is hot. Every call's result or exception is
 recorded, and for a generator what its frame holds before it starts: a call binds an
 omitted late-bound parameter to its late-default object as it binds any default,
 whichever way it binds its arguments (the generic binding, CALL_PY_WITH_DEFAULTS,
-the other specialized calls).
+CALL_PY_WITH_KWDEFAULTS, the other specialized calls).
 
 The same program runs in the interpreter under test and in an oracle: the unpatched
 baseline when no function of the batch has a late default (the specializations must
@@ -68,6 +68,14 @@ def _hot(site, callee, times):
             result = type(exc).__name__ + ": " + _ADDRESS.sub(" at 0x?", str(exc))
         seen.add(result)
     return [result, len(seen)]
+
+def _reverse_in_place(kwdefaults):
+    # The same dict, its entries in the reverse order (None: nothing to do).
+    if kwdefaults is not None:
+        items = list(kwdefaults.items())[::-1]
+        kwdefaults.clear()
+        kwdefaults.update(items)
+    return kwdefaults
 
 def _shared_from_tree(params, names, defaults):
     # Lambdas 'lambda PARAMS: (NAMES,)' made by MAKE_FUNCTION from one code object
@@ -376,15 +384,20 @@ class CaseWriter:
             key = rng.choice(kwonly + ["zz"])
             value = rng.choice(["0", "None", "L", self.late_object("k")])
             how = rng.random()
-            if how < 0.4:
+            if how < 0.3:
                 self.emit(f"rec('kwdefaults {func}', lambda: setattr({func}, '__kwdefaults__', "
                           f"{{{key!r}: {value}}}))")
-            elif how < 0.8:
+            elif how < 0.6:
                 self.emit(f"rec('kwdefaults[] {func}', lambda: ({func}.__kwdefaults__ or {{}})"
                           f".__setitem__({key!r}, {value}))")
-            else:
+            elif how < 0.8:
                 self.emit(f"rec('del kwdefaults[] {func}', lambda: ({func}.__kwdefaults__ or "
                           f"{{}}).pop({key!r}, None))")
+            else:
+                # The same keys and values in the reverse order, in place: the
+                # function's version stays, the order of its dict's entries does not.
+                self.emit(f"rec('reverse kwdefaults {func}', lambda: _reverse_in_place("
+                          f"{func}.__kwdefaults__))")
         else:
             other = rng.choice(callees)
             if other[0].form == "method":
