@@ -24,7 +24,8 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 __all__ = [
-    "CHECKER_FILES", "CORPUS_NAME", "MISSPACED", "PEP8_SPACED", "RUN_ERRORS", "changed_lines",
+    "CHECKER_FILES", "CORPUS_NAME", "MISSPACED", "PEP8_SPACED", "PLACEHOLDER_FILES",
+    "RUN_ERRORS", "changed_lines",
     "checker_project", "clean_env", "diagnostics_differ", "error_line", "exact_errors", "exception_line", "format_misspaced", "html_text", "last_json",
     "last_line", "line_with", "marked_lines", "module_version", "paths", "placed_errors", "run", "same_ast",
     "write_junit",
@@ -168,10 +169,12 @@ def marked_lines(path: pathlib.Path, mark: re.Pattern[str]) -> dict[int, re.Matc
 
 
 # What a type checker's probe checks: the corpus, a file with one type error, one whose
-# comments mark the lines a linter must report, and one with errors placed in and after
-# late defaults (corpus/placed_errors.py)
+# comments mark the lines a linter must report, one with errors placed in and after
+# late defaults (corpus/placed_errors.py), and the two where `=> ...` is a placeholder,
+# as `= ...` is (PLACEHOLDER_FILES), which must check clean
+PLACEHOLDER_FILES = ("late_defaults_stub.pyi", "late_defaults_placeholders.py")
 CHECKER_FILES = ("late_defaults.py", "late_defaults_type_error.py", "late_defaults_lint.py",
-                 "placed_errors.py")
+                 "placed_errors.py", *PLACEHOLDER_FILES)
 _PLACED = re.compile(r"#\s*error:\s*([\w-]+)\s*$")
 
 

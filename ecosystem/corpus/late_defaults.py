@@ -91,6 +91,27 @@ def outer(values):
     return inner
 
 
+calls = 0
+
+
+def count_call(number: int => calls) -> int:
+    """The body's global declaration applies to the default: it reads the module's calls."""
+    global calls
+    calls += 1
+    return number
+
+
+def make_counter(start: int):
+    count = start
+
+    def advance(previous: int => count) -> int:
+        """The body's nonlocal declaration applies to the default too."""
+        nonlocal count
+        count += 1
+        return previous
+    return advance
+
+
 if __name__ == "__main__":
     assert bisect_right([1, 2, 2, 3], 2) == 3
     assert append_to(1) == [1] and append_to(2) == [2]
@@ -103,4 +124,7 @@ if __name__ == "__main__":
     assert Greeter("a").describe() == "Greeter"
     assert next(counter(-5)) == -5
     assert outer([1, 2, 3])() == 3
+    assert (count_call(), count_call(), calls) == (0, 1, 2)
+    tick = make_counter(10)
+    assert (tick(), tick(), tick(0)) == (10, 11, 0)
     print("ok")

@@ -36,6 +36,16 @@ def body_local(value=>later):  # used-before-assignment 'later'
     return value, later
 
 
+calls = 0
+
+
+def declared_global(value=>calls + later):  # used-before-assignment 'later'
+    global calls  # the body's declaration applies to the default; its locals do not
+    later = 1
+    calls += later
+    return value
+
+
 def parameters(a, start=>stop - 1, stop=>len(a), step=>start and 1):  # nothing
     return a[start:stop:step]
 

@@ -119,6 +119,19 @@ def test_placed_errors_are_named_as_the_tool_names_them(tmp_path: Path) -> None:
         probekit.placed_errors(placed, {"unbound-name": "x"})
 
 
+def test_the_checkers_files_are_what_the_interpreter_accepts() -> None:
+    # The type checkers' probes hold each checker to the interpreter: every file they
+    # check compiles here (the stub too), and the modules that assert their own
+    # behaviour, the global and nonlocal declarations and the placeholders among it, run.
+    corpus = Path(probekit.__file__).parent / "corpus"
+    for name in probekit.CHECKER_FILES:
+        compile((corpus / name).read_text(encoding="utf-8"), name, "exec")
+    for name in (probekit.CORPUS_NAME, "late_defaults_placeholders.py"):
+        run = subprocess.run([sys.executable, str(corpus / name)], capture_output=True,
+                             text=True, timeout=60)
+        assert (run.returncode, run.stdout) == (0, "ok\n"), run.stderr
+
+
 def test_html_text() -> None:
     assert probekit.html_text('<span class="n">f</span>(<em>a</em>,\n  hi=&gt;len(a))') == \
         "f(a, hi=>len(a))"

@@ -5,8 +5,10 @@ default configuration (a ``pyrightconfig.json`` of ``{}`` in the work directory,
 venv's interpreter for the Python version), must:
 
 1. report no error on the shared corpus ``late_defaults.py``: ``=>`` parses in every
-   position, and a late default that reads a parameter, ``self``, ``cls`` or
-   ``__class__`` is checked in the function's scope;
+   position, and a late default that reads a parameter, ``self``, ``cls``,
+   ``__class__`` or a name the body declares global or nonlocal is checked in the
+   function's scope; nor on the two files where ``=> ...`` is a placeholder
+   (``probekit.PLACEHOLDER_FILES``: a stub; overloads, a protocol, an abstract method);
 2. report exactly one error on ``late_defaults_type_error.py``: the ``int`` default of
    the parameter declared ``str``, at that default (after the ``=>``), and nothing for
    the other late defaults (a ``list[int] => []`` needs no ``None`` in its annotation);
@@ -64,18 +66,17 @@ def probe(python: str, corpus: pathlib.Path, workdir: pathlib.Path) -> tuple[boo
         return False, f"no basedpyright script beside {python}"
     # the work directory is the project: its own (empty) configuration, nothing above it
     (workdir / "pyrightconfig.json").write_text("{}\n")
-    for source in (corpus, corpus.with_name(_TYPE_ERROR_MODULE),
-                   corpus.with_name(_LINT_MODULE)):
-        shutil.copyfile(source, workdir / source.name)
+    for name in (corpus.name, _TYPE_ERROR_MODULE, _LINT_MODULE, *probekit.PLACEHOLDER_FILES):
+        shutil.copyfile(corpus.with_name(name), workdir / name)
     lines = probekit.run([command, "--version"], workdir, timeout=600).stdout.strip().splitlines()
     version = " ".join(lines[:2]) or "basedpyright"
 
-    found = _errors(command, python, workdir / corpus.name, workdir)
-    if isinstance(found, str):
-        return False, found
-    if found:
-        return False, (f"{version}: {corpus.name}: {len(found)} error(s), first "
-                       f"{_shown(found[0])}")
+    for name in (corpus.name, *probekit.PLACEHOLDER_FILES):
+        found = _errors(command, python, workdir / name, workdir)
+        if isinstance(found, str):
+            return False, found
+        if found:
+            return False, f"{version}: {name}: {len(found)} error(s), first {_shown(found[0])}"
 
     found = _errors(command, python, workdir / _TYPE_ERROR_MODULE, workdir)
     if isinstance(found, str):
@@ -100,6 +101,7 @@ def probe(python: str, corpus: pathlib.Path, workdir: pathlib.Path) -> tuple[boo
         return False, (f"{version}: {_LINT_MODULE}: errors on lines "
                        f"{sorted(n + 1 for n in got if n is not None)}, expected one on each "
                        f"of {sorted(n + 1 for n in want)}")
-    return True, (f"{version}: {corpus.name}: no error; {_TYPE_ERROR_MODULE}: exactly the "
+    return True, (f"{version}: {corpus.name} and {' and '.join(probekit.PLACEHOLDER_FILES)}: "
+                  f"no error; {_TYPE_ERROR_MODULE}: exactly the "
                   f"error in the late default, {type_error}; {_LINT_MODULE}: an undefined "
                   f"or unbound name on exactly the {len(want)} marked lines")

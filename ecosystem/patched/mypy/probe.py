@@ -1,13 +1,16 @@
 """Ecosystem probe for mypy: type check the shared corpus with both of mypy's parsers.
 
 mypy runs, in the venv of the interpreter under test, on the shared corpus
-``late_defaults.py`` and on ``late_defaults_type_error.py`` beside it, which has
-exactly one type error, in a late-bound default. It does so twice: with its default
+``late_defaults.py``, on ``late_defaults_type_error.py`` beside it, which has
+exactly one type error, in a late-bound default, and on the two files where ``=> ...``
+is a placeholder (``probekit.PLACEHOLDER_FILES``: a stub; overloads, a protocol and an
+abstract method). It does so twice: with its default
 parser, the native one (the ast_serialize extension, built on Ruff's parser), as
 people run it, and with ``--no-native-parser`` (the interpreter's ``ast``). Each run
 must report that error, at its line, and nothing else: so the corpus type checks
-cleanly (defaults that read other parameters, self, cls; no None needed in
-annotations) and a late default is checked against the declared type of its
+cleanly (defaults that read other parameters, self, cls, or a name the body declares
+global or nonlocal; no None needed in annotations), ``=> ...`` is a placeholder
+where ``= ...`` is, and a late default is checked against the declared type of its
 parameter.
 
 Late-bound defaults are an experimental mypy feature (PEP 671 is a draft), enabled
@@ -78,7 +81,7 @@ def probe(python: str, corpus: pathlib.Path, workdir: pathlib.Path) -> tuple[boo
         return [python, "-m", "mypy", *options, "--config-file=", "--show-traceback",
                 "--cache-dir", str(cache)]  # fmt: skip
 
-    files = [corpus.name, ERROR_FILE]
+    files = [corpus.name, ERROR_FILE, *probekit.PLACEHOLDER_FILES]
     failures = []
     for parser, options in PARSERS:
         result = _run(base(parser, options) + [f"--enable-incomplete-feature={FEATURE}"] + files,
@@ -101,6 +104,7 @@ def probe(python: str, corpus: pathlib.Path, workdir: pathlib.Path) -> tuple[boo
     if failures:
         return False, f"{label}: " + "; ".join(failures)
     return True, (
-        f"{label}, native parser and --no-native-parser alike: {corpus.name} clean; "
+        f"{label}, native parser and --no-native-parser alike: {corpus.name} and "
+        f"{' and '.join(probekit.PLACEHOLDER_FILES)} clean; "
         f"{ERROR_FILE} gives exactly the expected error: {expected}"
     )

@@ -17,6 +17,12 @@ min-text``, and must report:
 4. on the corpus's ``placed_errors.py``: exactly the errors its comments place, each
    kind as pyrefly names it (``PLACED_KINDS``): inside late defaults and after
    functions, a method and a lambda with late defaults, down to the module's last line.
+5. on ``late_defaults_stub.pyi`` and ``late_defaults_placeholders.py``
+   (``probekit.PLACEHOLDER_FILES``): nothing, as ``=> ...`` is a placeholder where
+   ``= ...`` is: in a stub, an ``@overload``, a protocol method, an abstract method.
+
+The corpus's ``global`` and ``nonlocal`` declarations in bodies apply to the late
+defaults, as the interpreter runs them: 1 and 3 check that pyrefly agrees.
 
 ``--python-version 3.16``: the patched parser accepts ``=>`` from Python 3.16 on, as the
 ruff patch gates it (pyrefly passes its target version to Ruff's parser). ``--preset
@@ -85,6 +91,7 @@ def probe(python: str, corpus: pathlib.Path, workdir: pathlib.Path) -> tuple[boo
         "late_defaults_type_error.py": {(pad_line, "bad-function-definition")},
         "late_defaults_lint.py": {(line, _LINT_KINDS[m[1]]) for line, m in lint.items()},
         "placed_errors.py": probekit.placed_errors(project / "placed_errors.py", PLACED_KINDS),
+        **{name: set() for name in probekit.PLACEHOLDER_FILES},
     }
     placed = len(expected["placed_errors.py"])
     failure = probekit.exact_errors(lambda name: _check(python, name, project), expected,
@@ -95,4 +102,5 @@ def probe(python: str, corpus: pathlib.Path, workdir: pathlib.Path) -> tuple[boo
                   f"late_defaults_type_error.py: bad-function-definition on line {pad_line} "
                   f"only; late_defaults_lint.py: exactly the {len(lint)} marked lines; "
                   f"placed_errors.py: exactly its {placed} placed errors, in late defaults "
-                  "and after them (last line included)")
+                  "and after them (last line included); "
+                  f"{' and '.join(probekit.PLACEHOLDER_FILES)}: clean")

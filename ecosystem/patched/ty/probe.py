@@ -19,11 +19,13 @@ interpreter's users set), and must report:
    with late defaults, down to the module's last line. Code after a late default must be
    checked: a parser that loses its way at ``=>`` silently leaves the rest of the module
    unchecked;
-5. on two modules of its own, written beside them (``SCOPES``, ``STUB``): nothing but the
-   one ``unresolved-reference`` of a default that reads a local the body assigns later.
-   The body's ``global`` and ``nonlocal`` apply to the late defaults, as the interpreter
-   runs them (PEP 671, "global and nonlocal in the body"), and ``=> ...`` is a placeholder
-   where ``= ...`` is: in a stub, an ``@overload``, a protocol method.
+5. on the shared corpus's ``late_defaults.py`` and ``late_defaults_lint.py``, the body's
+   ``global`` and ``nonlocal`` apply to the late defaults, as the interpreter runs them (PEP
+   671, "global and nonlocal in the body"), while a default that reads a local the body
+   assigns later is still reported; on ``late_defaults_stub.pyi`` and
+   ``late_defaults_placeholders.py`` (``probekit.PLACEHOLDER_FILES``): nothing, as ``=> ...``
+   is a placeholder where ``= ...`` is: in a stub, an ``@overload``, a protocol method, an
+   abstract method.
 
 Standard library only; no network.
 """
@@ -52,58 +54,6 @@ _LINT_MARK = re.compile(r"#\s*(undefined-variable|used-before-assignment)")
 _DIAGNOSTIC = re.compile(r"^(?P<file>[^:\s]+):(?P<line>\d+):(?P<col>\d+): "
                          r"(?P<severity>\w+)\[(?P<rule>[\w-]+)\] (?P<message>.*)$")
 _TY_TOML = "# the ty probe's project: no configuration but the defaults\n"
-# the body's global and nonlocal apply to late defaults; the interpreter prints 0 1 10
-SCOPES = ("late_defaults_scopes.py", '''\
-from typing import Protocol, overload
-
-counter = 0
-
-
-def bump(a: int => counter) -> int:
-    global counter
-    counter += 1
-    return a
-
-
-def outer() -> int:
-    n = 10
-
-    def inner(a: int => n) -> int:
-        nonlocal n
-        n += 1
-        return a
-    return inner()
-
-
-print(bump(), bump(), outer())
-
-
-def late_local(a=>later):  # unbound: the body assigns it after the default runs
-    global counter
-    later = 1
-    return a
-
-
-@overload
-def pick(x: int, n: int => ...) -> int: ...
-@overload
-def pick(x: str, n: int => ...) -> str: ...
-def pick(x: int | str, n: int => 1) -> int | str:
-    return x
-
-
-class Sized(Protocol):
-    def size(self, items: list[int], n: int => ...) -> int: ...
-''')
-# a stub mirrors late-bound signatures with `=> ...`, as early ones with `= ...`
-STUB = ("late_defaults_stub.pyi", '''\
-from typing import Protocol
-
-def head(items: list[int], n: int => ...) -> list[int]: ...
-
-class Window(Protocol):
-    def slide(self, items: list[int], width: int => ...) -> list[int]: ...
-''')
 # the target version: late-bound defaults are syntax of Python 3.16 to the patched ty
 _PYTHON_VERSION = "3.16"
 
@@ -145,19 +95,14 @@ def probe(python: str, corpus: pathlib.Path, workdir: pathlib.Path) -> tuple[boo
     except probekit.RUN_ERRORS as exc:
         return False, f"python -m ty could not run: {exc}"
 
-    for name, text in (SCOPES, STUB):
-        (project / name).write_text(text, encoding="utf-8")
-
     pad_line = probekit.line_with(project / "late_defaults_type_error.py", "def pad(")
-    late_local_line = probekit.line_with(project / SCOPES[0], "def late_local(")
     expected = {
         "late_defaults.py": set(),
         "late_defaults_type_error.py": {(pad_line, "invalid-parameter-default")},
         "late_defaults_lint.py": _marked(project / "late_defaults_lint.py", _LINT_MARK,
                                          "unresolved-reference"),
         "placed_errors.py": probekit.placed_errors(project / "placed_errors.py", PLACED_KINDS),
-        SCOPES[0]: {(late_local_line, "unresolved-reference")},
-        STUB[0]: set(),
+        **{name: set() for name in probekit.PLACEHOLDER_FILES},
     }
     placed = len(expected["placed_errors.py"])
     failure = probekit.exact_errors(lambda name: _check(python, name, project), expected,
@@ -169,6 +114,5 @@ def probe(python: str, corpus: pathlib.Path, workdir: pathlib.Path) -> tuple[boo
                   f"late_defaults_lint.py: unresolved-reference on exactly the "
                   f"{len(expected['late_defaults_lint.py'])} marked lines; placed_errors.py: "
                   f"exactly its {placed} placed errors, in late defaults and after them "
-                  f"(last line included); {SCOPES[0]}: global/nonlocal in the body apply to "
-                  f"late defaults, => ... a placeholder in overloads and protocols, only "
-                  f"unresolved-reference on line {late_local_line}; {STUB[0]}: clean")
+                  f"(last line included); {' and '.join(probekit.PLACEHOLDER_FILES)}: clean, "
+                  "=> ... a placeholder in a stub, overloads, protocols and abstract methods")
