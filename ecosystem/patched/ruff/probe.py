@@ -4,13 +4,16 @@ ruff (a Rust binary; ``python -m ruff`` of the venv runs it) must, with no
 configuration (``--isolated``, no cache):
 
 1. ``ruff check --target-version py315`` the shared corpus ``late_defaults.py``
-   with the pyflakes rules and B006/B008, and report exactly one syntax error per
+   with the pyflakes rules, B006/B008 and PLE0118/PLW0602, and report exactly one syntax error per
    late default (the corpus's ``ast.LateDefault`` nodes, counted by the interpreter
    under test), each saying that late-bound defaults need Python 3.16: ruff gates
    new syntax on the target version, and no released Python has ``=>``;
 2. ``ruff check --target-version py316`` the same and report nothing: no syntax
    error, no F821 for a late default that reads a parameter, ``self`` or
-   ``__class__``, no B006/B008 for ``=>[]`` or ``=>time.time()``;
+   ``__class__``, no B006/B008 for ``=>[]`` or ``=>time.time()``, no PLE0118 or
+   PLW0602 for a default that reads a name the body declares ``global`` (the
+   declaration applies to it); nor on the two files where ``=> ...`` is a placeholder
+   (``probekit.PLACEHOLDER_FILES``);
 3. ``ruff check`` ``late_defaults_lint.py``: F821 exactly on the lines whose comment
    names undefined-variable or used-before-assignment (a late default runs in the
    function's scope before the body, and a class body is not visible from it), and
@@ -39,7 +42,9 @@ import probekit
 
 # late_defaults_lint.py: "def ...:  # undefined-variable 'missing_name'"
 _MARK = re.compile(r"#\s*(undefined-variable|used-before-assignment|dangerous-default-value)")
-_SELECT = "F,B006,B008"
+# PLE0118 and PLW0602 judge `global`, whose declaration in a body applies to the late
+# defaults (the corpus's count_call): neither may report it.
+_SELECT = "F,B006,B008,PLE0118,PLW0602"
 # The first version that could have `=>`; ruff's gate reports it on older targets.
 _TARGET = "py316"
 _GATE = "Cannot use late-bound parameter defaults on Python 3.15"
@@ -102,12 +107,13 @@ def probe(python: str, corpus: pathlib.Path, workdir: pathlib.Path) -> tuple[boo
                        f"{len(found)} diagnostic(s) for {late} late defaults"
                        + (f", first {_shown(first)}" if first else ""))
 
-    found = _check(python, corpus, workdir)
-    if isinstance(found, str):
-        return False, found
-    if found:
-        return False, (f"{version}: ruff check --select {_SELECT} {corpus.name}: "
-                       f"{len(found)} diagnostic(s), first {_shown(found[0])}")
+    for path in (corpus, *map(corpus.with_name, probekit.PLACEHOLDER_FILES)):
+        found = _check(python, path, workdir)
+        if isinstance(found, str):
+            return False, found
+        if found:
+            return False, (f"{version}: ruff check --select {_SELECT} {path.name}: "
+                           f"{len(found)} diagnostic(s), first {_shown(found[0])}")
 
     found = _check(python, lint_file, workdir)
     if isinstance(found, str):
@@ -153,7 +159,8 @@ def probe(python: str, corpus: pathlib.Path, workdir: pathlib.Path) -> tuple[boo
                   str(formatted)], workdir)
     if again.returncode != 0:
         return False, f"{version}: ruff format is not idempotent on {corpus.name}"
-    return True, (f"{version}: ruff check --select {_SELECT}: {corpus.name} clean on "
+    return True, (f"{version}: ruff check --select {_SELECT}: {corpus.name} and "
+                  f"{' and '.join(probekit.PLACEHOLDER_FILES)} clean on "
                   f"py316, one gate error per late default ({late}) on py315; "
                   f"{lint_file.name} F821/B006 on exactly the {len(want)} marked lines; "
                   "B023 on a late default reading a loop variable, a syntax error for "
