@@ -1,6 +1,7 @@
 # pep671: CPython 3.13.5 + the PEP 671 patch series. A thin table of
 # targets; the work is done by the Python modules of tools/ and bench/, run
-# from this directory as `python3 -m tools.NAME` (each has --help).
+# from this directory as `python3 -m tools.ROLE.NAME` (each has --help; the roles are
+# tools/build, tools/check and tools/docs, beside tools/ecosystem and tools/dogfood).
 
 PYTHON3            ?= python3
 CONFIGURE_FLAGS    ?=
@@ -35,13 +36,13 @@ VENV_PYTHON     := $(BUILD)/venv/bin/python
 BENCH_PYTHON    := $(BUILD)/bench-venv/bin/python
 
 TOOL            := $(PYTHON3) -m tools
-BUILD_TREE      := $(TOOL).build --jobs $(JOBS) $(if $(V),--verbose,)
+BUILD_TREE      := $(TOOL).build.cpython --jobs $(JOBS) $(if $(V),--verbose,)
 # what the patched interpreters call themselves in sys.version: pep671-<patches>-<digest>
-BUILD_TAG       := --build-tag "$$($(TOOL).pq version)"
+BUILD_TAG       := --build-tag "$$($(TOOL).build.pq version)"
 # the environment of CPython's tests: no PYTHON* variable (tools/common.py says why)
-SCRUBBED        := $(TOOL).scrubbed
+SCRUBBED        := $(TOOL).check.scrubbed
 NEED_BASELINE   := test -x $(BASELINE_PYTHON) || $(MAKE) baseline CONFIGURE_FLAGS="$(CONFIGURE_FLAGS)"
-PYTEST          := $(TOOL).run_pytest --python $(PYTHON)
+PYTEST          := $(TOOL).check.run_pytest --python $(PYTHON)
 BENCH           := $(PYTHON3) -m bench.run --python $(PYTHON) --baseline-python $(BASELINE_PYTHON)
 
 # $(call late_tests,PYTHON,REGRTEST OPTIONS,SCRUBBED OPTIONS)
@@ -68,16 +69,16 @@ help: ## list the targets
 	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t22
 
 deps: ## install the missing Debian build dependencies (as root; the first step of make)
-	@$(TOOL).deps install
+	@$(TOOL).build.deps install
 
 deps-check: ## check the Debian build dependencies; one message names the missing ones
-	@$(TOOL).deps check
+	@$(TOOL).build.deps check
 
 fetch: deps ## get the pinned, verified upstream tarball
-	@$(TOOL).fetch_cpython
+	@$(TOOL).build.fetch_cpython
 
 tree: fetch ## build/cpython = pristine upstream + patches/ (rebuilt when patches/ changed)
-	@$(TOOL).pq prepare
+	@$(TOOL).build.pq prepare
 
 build: tree ## regenerate, configure (when the flags changed) and build build/cpython -> ./python
 	@$(BUILD_TREE) --tree $(TREE) --name cpython --regen \
@@ -93,7 +94,7 @@ noperf: fetch ## the semantics part of the series alone (patches/semantics/, no 
 test: regrtest docs-check pytest ## build, then the regression suite in parity mode, the docs check, then pytest
 
 regrtest: build ## CPython's regression suite in parity mode (TESTS="..." narrows it)
-	@$(TOOL).regrtest_parity --python $(PYTHON) --baseline-python $(BASELINE_PYTHON) \
+	@$(TOOL).check.regrtest_parity --python $(PYTHON) --baseline-python $(BASELINE_PYTHON) \
 		--jobs $(JOBS) --tests "$(TESTS)" --configure-flags="$(CONFIGURE_FLAGS)"
 
 pytest: build ## tests/ with pytest, from a venv made by ./python -m venv (builds build/baseline first: the oracle and opcode-number tests compare with it)
@@ -130,31 +131,31 @@ tier2: tree ## a tier-2 build (--enable-experimental-jit=interpreter) -> build/t
 	@$(SCRUBBED) -- $(BUILD)/tier2/python -m test test_capi.test_opt
 
 series-check: tree ## build each prefix of patches/series, the semantics then the performance follow-up, in build/series-check, check that regeneration reproduces its patch's generated files and run its patch's tests (slow: one build per patch)
-	@$(TOOL).series_check --jobs $(JOBS)
+	@$(TOOL).check.series_check --jobs $(JOBS)
 
 fuzz: build ## the differential fuzzer for FUZZ_SECONDS (prints the seed of a mismatch)
-	@$(PYTHON) -m tools.fuzz_late_defaults --seed $(FUZZ_SEED) --cases 0 --seconds $(FUZZ_SECONDS)
+	@$(PYTHON) -m tools.check.fuzz_late_defaults --seed $(FUZZ_SEED) --cases 0 --seconds $(FUZZ_SECONDS)
 
 oracles: build ## the specialization, code-object and introspection oracles, FUZZ_SECONDS each (ORACLE_PYTHON: another build under test)
 	@test -x $(VENV_PYTHON) || $(PYTEST) -- --version >/dev/null
 	@$(NEED_BASELINE)
 	@status=0; for oracle in specialization code-objects introspection; do \
-		$(PYTHON3) -m tools.oracles $$oracle --python $(ORACLE_PYTHON) \
+		$(PYTHON3) -m tools.check.oracles $$oracle --python $(ORACLE_PYTHON) \
 			--baseline-python $(BASELINE_PYTHON) --seed $(FUZZ_SEED) \
 			--seconds $(FUZZ_SECONDS) --keep-going || status=1; done; exit $$status
 
 fuzz-grammar: build ## grammar fuzzing, FUZZ_SECONDS per mode: => injected into Lib/, hypothesmith
 	@test -x $(VENV_PYTHON) || $(PYTEST) -- --version >/dev/null
 	@status=0; for mode in stdlib hypothesmith; do \
-		$(VENV_PYTHON) -m tools.fuzz_grammar $$mode --seed $(FUZZ_SEED) --cases 0 \
+		$(VENV_PYTHON) -m tools.check.fuzz_grammar $$mode --seed $(FUZZ_SEED) --cases 0 \
 			--seconds $(FUZZ_SECONDS) || status=1; done; exit $$status
 
 libfuzzer: tree baseline ## CPython's fuzz_pycompile and our fuzz_marshal_code under libFuzzer + ASan + UBSan (clang), LIBFUZZER_SECONDS each -> build/libfuzzer-out/
-	@$(TOOL).libfuzzer --jobs $(JOBS) --seconds $(LIBFUZZER_SECONDS) --seed $(FUZZ_SEED)
+	@$(TOOL).check.libfuzzer --jobs $(JOBS) --seconds $(LIBFUZZER_SECONDS) --seed $(FUZZ_SEED)
 
 tsan: tree ## free-threaded ThreadSanitizer builds (clang) of the tree and of the baseline: test_late_bound_defaults, then TSAN_SECONDS of threads calling late defaults while others reassign them, beside the baseline's None-idiom twin
 	@$(NEED_BASELINE)
-	@$(TOOL).tsan --jobs $(JOBS) --seconds $(TSAN_SECONDS) --seed $(FUZZ_SEED)
+	@$(TOOL).check.tsan --jobs $(JOBS) --seconds $(TSAN_SECONDS) --seed $(FUZZ_SEED)
 
 bench: build ## callgrind + pyperf micro pairs + pyperformance subset vs build/baseline -> build/bench/
 	@$(NEED_BASELINE)
@@ -180,36 +181,36 @@ migrate-check: build ## lbdefaults' safe rewrites on 6 pinned PyPI releases, the
 	@./python -m tools.lbdefaults.migrate_check
 
 docs: build ## the PEP, the CPython docs (no new warnings), the autodoc and mkdocs pages of examples/
-	@status=0; $(TOOL).build_docs cpython || status=1; \
-		$(TOOL).build_docs autodoc --python $(PYTHON) || status=1; \
-		$(TOOL).build_mkdocs --python $(PYTHON) || status=1; exit $$status
+	@status=0; $(TOOL).docs.build_docs cpython || status=1; \
+		$(TOOL).docs.build_docs autodoc --python $(PYTHON) || status=1; \
+		$(TOOL).docs.build_mkdocs --python $(PYTHON) || status=1; exit $$status
 
 docs-check: tree ## fast docs check (part of make test): the PEP with -W, sphinx-lint
-	@$(TOOL).build_docs check
+	@$(TOOL).docs.build_docs check
 
 demo: build ## run the short tour with ./python
 	@$(PYTHON) examples/tour.py
 
 install: build ## install the interpreter into PREFIX (default ~/.local/pep671) like make altinstall
-	@$(TOOL).install install --prefix "$(PREFIX)"
+	@$(TOOL).build.install install --prefix "$(PREFIX)"
 
 dist: build ## a relocatable build/dist/pep671-VERSION-PLATFORM.tar.xz and its SHA256SUMS; the playground's archive too when make wasm has run
-	@$(TOOL).install dist
-	@$(TOOL).playground dist --only-if-built
+	@$(TOOL).build.install dist
+	@$(TOOL).docs.playground dist --only-if-built
 
 wasm: build ## the patched interpreter cross-compiled to wasm32-wasi -> build/wasm/python.wasm + lib/python313.zip (cached)
-	@$(TOOL).wasm build --jobs $(JOBS) $(BUILD_TAG)
+	@$(TOOL).build.wasm build --jobs $(JOBS) $(BUILD_TAG)
 
 playground: wasm ## a static page running python.wasm in the browser -> build/playground/
-	@$(TOOL).playground build
+	@$(TOOL).docs.playground build
 
 playground-test: playground ## python.wasm under Node.js's WASI, then the page in headless chromium
-	@$(TOOL).playground test --python $(PYTHON)
+	@$(TOOL).docs.playground test --python $(PYTHON)
 
 status: ## does build/cpython have work that is not in patches/?
-	@$(TOOL).pq status
+	@$(TOOL).build.pq status
 
 clean: ## remove build/ and ./python (refused while build/cpython has unexported work)
-	@$(TOOL).pq status >/dev/null || { $(TOOL).pq status; \
+	@$(TOOL).build.pq status >/dev/null || { $(TOOL).build.pq status; \
 		echo "refusing to delete build/cpython: export or discard that work first" >&2; exit 1; }
 	rm -rf $(BUILD) $(PYTHON)

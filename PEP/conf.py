@@ -1,4 +1,4 @@
-"""Sphinx configuration for rendering the PEP (tools/build_docs pep)."""
+"""Sphinx configuration for rendering the PEP (tools/docs/build_docs pep)."""
 
 project = "PEP 671"
 author = "pep671 project"

@@ -16,14 +16,15 @@ import pytest
 from tools.paths import REPO
 
 # The tests of the wasm build and of the playground page need `make wasm`, the page and
-# chromium: `make playground-test` builds those, then runs them (tools.playground sets
+# chromium: `make playground-test` builds those, then runs them (tools.docs.playground sets
 # PEP671_PLAYGROUND_TEST=1). `make pytest` does not collect them.
 if os.environ.get("PEP671_PLAYGROUND_TEST") != "1":
     collect_ignore = ["test_wasm.py", "test_playground.py"]
 
 def tool(name: str, *args: str, env: dict[str, str] | None = None,
          cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    """Run `python -m tools.NAME ARGS` from the repository root (or cwd)."""
+    """Run `python -m tools.NAME ARGS` from the repository root (or cwd); NAME is dotted
+    below tools, e.g. "build.pq"."""
     return subprocess.run([sys.executable, "-m", f"tools.{name}", *args], capture_output=True,
                           text=True, env=env, cwd=cwd or REPO, stdin=subprocess.DEVNULL)
 
@@ -44,7 +45,7 @@ class Upstream:
         if cmd in ("apply", "prepare"):
             args += ["--tarball", str(self.tarball), "--sha256", self.sha256,
                      "--topdir", self.topdir]
-        return tool("pq", cmd, *args, *extra)
+        return tool("build.pq", cmd, *args, *extra)
 
 
 @pytest.fixture

@@ -1,4 +1,4 @@
-"""The mkdocs page of `make docs` (tools/build_mkdocs.py) shows late defaults as written.
+"""The mkdocs page of `make docs` (tools/docs/build_mkdocs.py) shows late defaults as written.
 
 It is built from examples/mkdocs/ with the patched mkdocstrings-python and griffe of
 build/ecosystem/venv (made current as tests/test_third_party.py makes it: a few minutes
@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 from conftest import tool
-from tools import build_mkdocs, ecosystem, paths
+from tools import ecosystem, paths
+from tools.docs import build_mkdocs
 from tools.common import ToolError, scrubbed_env
 
 
@@ -30,7 +31,7 @@ def venv_python() -> Path:
 @pytest.fixture(scope="module")
 def page(venv_python: Path) -> list[str]:
     """The rendered signatures of build/docs/mkdocs/index.html, built anew."""
-    result = tool("build_mkdocs", env=scrubbed_env())
+    result = tool("docs.build_mkdocs", env=scrubbed_env())
     assert result.returncode == 0, result.stderr
     return build_mkdocs.page_signatures(build_mkdocs.OUT / "index.html")
 

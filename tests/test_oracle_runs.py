@@ -1,4 +1,4 @@
-"""The three oracles of tools.oracles, each for a short budget with a fixed seed (the
+"""The three oracles of tools.check.oracles, each for a short budget with a fixed seed (the
 long runs are `make oracles`): no crash, and no disagreement with the oracle (for the
 code-object oracle: no mutant, rewritten as tools rewrite code, that behaves otherwise
 than the code it was made from).
@@ -27,7 +27,7 @@ def test_oracle_finds_nothing(oracle: str) -> None:
     if oracle == "specialization" and not BASELINE_PYTHON.exists():
         pytest.fail(f"{BASELINE_PYTHON} is missing: run `make baseline` (make test builds it)")
     proc = subprocess.run(
-        [sys.executable, "-m", "tools.oracles", oracle, "--python", sys.executable,
+        [sys.executable, "-m", "tools.check.oracles", oracle, "--python", sys.executable,
          "--baseline-python", str(BASELINE_PYTHON), "--seed", str(SEED),
          "--seconds", str(SECONDS), "--keep-going", "--progress", "0"],
         capture_output=True, text=True, cwd=REPO, stdin=subprocess.DEVNULL, timeout=900)

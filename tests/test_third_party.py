@@ -142,8 +142,8 @@ def test_ecosystem_venv_scripts(ecosystem_venv: Path) -> None:
 
 
 def test_autodoc_page_shows_late_defaults(ecosystem_venv: Path) -> None:
-    # make docs' autodoc page (tools/build_docs.py autodoc), on the venv made above.
-    result = tool("build_docs", "autodoc", env=scrubbed_env())
+    # make docs' autodoc page (tools/docs/build_docs.py autodoc), on the venv made above.
+    result = tool("docs.build_docs", "autodoc", env=scrubbed_env())
     assert result.returncode == 0, result.stderr
     page = (DOCS_OUT / "autodoc" / "index.html").read_text()
     assert ('<span class="n"><span class="pre">hi</span></span><span class="o">'

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from tools.paths import REPO, TREE, WASM_LIB, WASM_PYTHON
-from tools.wasm import node_command
+from tools.build.wasm import node_command
 
 if not (WASM_PYTHON.is_file() and (WASM_LIB / "python313.zip").is_file()):
     pytest.fail(f"{WASM_PYTHON} is missing (run `make wasm`)", pytrace=False)

@@ -7,7 +7,7 @@
   run_logged() (output kept in a log file, optionally streamed too);
 - scrubbed_env(): the environment CPython's test suite and our interpreter
   runs get, without any PYTHON* variable (the Makefile goes through
-  tools.scrubbed, which uses it);
+  tools.check.scrubbed, which uses it);
 - create_venv(): a venv made by a given interpreter, remade only when it no
   longer fits; ensure_venv(): the same with pinned requirements installed,
   updated only when they changed;

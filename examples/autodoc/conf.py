@@ -1,4 +1,4 @@
-# The autodoc page of `make docs` (tools/build_docs.py autodoc): the module
+# The autodoc page of `make docs` (tools/docs/build_docs.py autodoc): the module
 # sequences.py beside this file, documented by the patched Sphinx of
 # ecosystem/patched/sphinx/ from build/ecosystem/venv, warnings being errors.
 import pathlib

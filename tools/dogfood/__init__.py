@@ -10,8 +10,8 @@ regression suite and the pyperformance subset.
 3. rewrite  `./python -m tools.lbdefaults --write --apply VERDICTS` rewrites every
             candidate of the chosen verdicts in Lib/; the count written must be the
             count chosen.
-4. build    tools.build of the clone (the frozen modules follow Lib/).
-5. parity   tools.regrtest_parity: the full suite (or --tests) on the rewritten tree,
+4. build    tools.build.cpython of the clone (the frozen modules follow Lib/).
+5. parity   tools.check.regrtest_parity: the full suite (or --tests) on the rewritten tree,
             each failing file rerun there, and a file that fails twice run on the
             unrewritten patched tree (--python, ./python): a regression is a file that
             fails twice rewritten and passes unrewritten.

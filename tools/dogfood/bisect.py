@@ -9,7 +9,7 @@ from typing import Any, Callable, Iterable, Sequence
 
 from tools.common import ToolError, run_logged, scrubbed_env
 from tools.dogfood.rewrite import Unit
-from tools.regrtest_parity import parse_summary
+from tools.check.regrtest_parity import parse_summary
 
 NOTES = Path(__file__).resolve().parent / "notes.toml"
 

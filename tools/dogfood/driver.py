@@ -21,8 +21,8 @@ from tools.dogfood.rewrite import Unit, apply_rewrites, chosen, scan, units_of
 from tools.dogfood.tree import build_tree, prepare_tree
 from tools.lbdefaults.analysis import VERDICTS
 from tools.paths import REPO
-from tools.pq import git
-from tools.regrtest_parity import print_summary, run_parity
+from tools.build.pq import git
+from tools.check.regrtest_parity import print_summary, run_parity
 
 
 @dataclass
@@ -50,7 +50,7 @@ def set_slug(verdicts: Iterable[str]) -> str:
 
 
 def step_parity(r: Run, cands: Sequence[dict[str, Any]]) -> dict[str, Any]:
-    """tools.regrtest_parity of the rewritten tree against the unrewritten one."""
+    """tools.check.regrtest_parity of the rewritten tree against the unrewritten one."""
     a = r.args
     say(f"regrtest parity: {len(cands)} rewrites vs the unrewritten tree")
     label = f"the unrewritten tree ({shown(r.python)})"

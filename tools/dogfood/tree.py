@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Iterable
 
-from tools.build import build, clone_tree
-from tools.pq import git
-from tools.tree_files import is_generated
+from tools.build.cpython import build, clone_tree
+from tools.build.pq import git
+from tools.build.tree_files import is_generated
 
 
 def prepare_tree(source: Path, tree: Path) -> bool:
@@ -41,5 +41,5 @@ def drop_bytecode(tree: Path, files: Iterable[str]) -> None:
 
 
 def build_tree(tree: Path, logs: Path, jobs: int, regen: bool) -> None:
-    """tools.build of the tree (the frozen modules follow Lib/)."""
+    """tools.build.cpython of the tree (the frozen modules follow Lib/)."""
     build(tree, name="dogfood", jobs=jobs, regen=regen, logdir=logs)

@@ -1,0 +1,5 @@
+import sys
+
+from tools.check.fuzz_late_defaults.cli import main
+
+sys.exit(main())

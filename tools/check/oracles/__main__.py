@@ -1,0 +1,5 @@
+import sys
+
+from tools.check.oracles.cli import main
+
+sys.exit(main())

@@ -1,9 +1,0 @@
-"""Entry point: ``python -m tools.fuzz_grammar MODE ...`` (see --help)."""
-
-from __future__ import annotations
-
-import sys
-
-from .cli import main
-
-sys.exit(main())

@@ -1,5 +1,0 @@
-import sys
-
-from tools.oracles.cli import main
-
-sys.exit(main())
