@@ -13,7 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from bench.micro.suites import FIXED_LOOP_ROLES, Micro, SUITES
-from bench.model import HARNESS, Interp, State, bench_env
+from tools.measure.model import Interp, State, bench_env
+from tools.paths import BENCH_HARNESS
 from tools.common import say
 
 QUICK_CALLGRIND_LOOPS = 50_000
@@ -56,7 +57,7 @@ def callgrind_batch(interp: Interp, suite: str, micros: list[Micro], loops: int 
     with tempfile.TemporaryDirectory(prefix="cg-") as tmp:
         out = Path(tmp) / "cg.out"
         cmd = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", *CG_TOGGLE,
-               *interp.argv(), "-S", str(HARNESS), "--suite", suite, "--callgrind-batch",
+               *interp.argv(), "-S", str(BENCH_HARNESS), "--suite", suite, "--callgrind-batch",
                "--benches", ",".join(m.name for m in micros), "--stdlib", str(stdlib)]
         results: dict[str, dict[str, Any]] = {}
         # compile/import/unmarshal micros keep their own loop count, so split by loop count
@@ -91,7 +92,7 @@ def callgrind_subtract(interp: Interp, suite: str, m: Micro, loops: int | None,
     n = loops_of(m, loops)
     for k in (n, 0):
         cmd = ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null",
-               *interp.argv(), "-S", str(HARNESS), "--suite", suite, "--bench", m.name,
+               *interp.argv(), "-S", str(BENCH_HARNESS), "--suite", suite, "--bench", m.name,
                "--loops", str(k), "--stdlib", str(stdlib)]
         proc = subprocess.run(cmd, capture_output=True, text=True, env=bench_env())
         found = re.search(r"Collected : (\d+)", proc.stderr)

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from tools.paths import BENCH_OUT, shown
-from bench.model import geomean, ratio_spread
+from tools.measure.model import geomean, ratio_spread
 
 Bar = tuple[str, float, float | None, str]  # label, ratio, spread or None, group
 COLORS = {"late": "#3465a4", "parity": "#73aa3c", "pyperf": "#ed9628", "other": "#787878"}

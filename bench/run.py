@@ -52,8 +52,10 @@ from pathlib import Path
 
 from bench.callgrind import QUICK_CALLGRIND_LOOPS, run_callgrind
 from bench.micro.suites import LATE_ROLES, SUITES
-from bench.model import BENCH, HARNESS, Interp, State, bench_env
-from bench.timed import run_pyperf, run_pyperformance, run_pyperformance_callgrind
+from bench.timed import run_pyperf, run_pyperformance
+from tools.measure.model import Interp, State, bench_env
+from tools.measure.pyperformance import run_pyperformance_callgrind
+from tools.paths import BENCH, BENCH_HARNESS, BENCH_REQUIREMENTS
 from tools.paths import BASELINE, BASELINE_PYTHON, BENCH_OUT, BENCH_VENV, PYTHON, REPO, shown
 from tools.common import (ToolError, base_executable, ensure_venv, exits_on_tool_error, say,
                           scrubbed_env)
@@ -64,7 +66,7 @@ def smoke(python: Path) -> int:
     ok = True
     for suite, loops in (("late", 3), ("parity", 1)):
         t0 = time.perf_counter()
-        proc = subprocess.run([str(python), str(HARNESS), "--suite", suite, "--smoke",
+        proc = subprocess.run([str(python), str(BENCH_HARNESS), "--suite", suite, "--smoke",
                                "--loops", str(loops)], capture_output=True, text=True,
                               env=bench_env())
         try:
@@ -175,12 +177,12 @@ def check_harness(st: State, interps: list[Interp], stdlib: Path) -> bool:
     part = st.part("micro harness", core=True)
     part.status = "ok"
     for interp in interps:
-        proc = subprocess.run([*interp.argv(), str(HARNESS), "--suite", "parity", "--smoke",
+        proc = subprocess.run([*interp.argv(), str(BENCH_HARNESS), "--suite", "parity", "--smoke",
                                "--loops", "1", "--stdlib", str(stdlib)],
                               capture_output=True, text=True, env=bench_env())
         bad = proc.returncode != 0
         if interp.tag == "patched":
-            p2 = subprocess.run([*interp.argv(), str(HARNESS), "--suite", "late", "--smoke"],
+            p2 = subprocess.run([*interp.argv(), str(BENCH_HARNESS), "--suite", "late", "--smoke"],
                                 capture_output=True, text=True, env=bench_env())
             bad = bad or p2.returncode != 0
             proc.stdout += p2.stdout
@@ -199,7 +201,7 @@ def make_venvs(st: State, args: argparse.Namespace, interps: list[Interp],
     venvs: dict[str, Path] = {}
     try:
         for interp in interps if timed else interps[:1]:
-            reqs = [BENCH / "requirements.txt"]
+            reqs = [BENCH_REQUIREMENTS]
             venv = args.venv
             if interp.tag == "patched":
                 reqs.append(BENCH / "requirements-plot.txt")

@@ -21,6 +21,10 @@ PATCHES = REPO / "patches"              # the CPython patch series
 ECOSYSTEM = REPO / "ecosystem"          # inputs of make ecosystem (ecosystem/README.md)
 TESTS = REPO / "tests"
 TEST_REQUIREMENTS = TESTS / "requirements.txt"
+BENCH = REPO / "bench"                  # make bench (bench/README.md)
+BENCH_REQUIREMENTS = BENCH / "requirements.txt"  # the pins of the bench venvs
+BENCH_MICRO = BENCH / "micro"           # the microbenchmarks
+BENCH_HARNESS = BENCH_MICRO / "harness.py"
 
 # What the build makes (not in git; `make clean` removes it).
 BUILD = REPO / "build"

@@ -16,7 +16,7 @@ regression suite and the pyperformance subset.
             unrewritten patched tree (--python, ./python): a regression is a file that
             fails twice rewritten and passes unrewritten.
 6. bench    the pyperformance subset of `make bench` counted by callgrind
-            (bench.compare.count_pyperformance), rewritten vs unrewritten:
+            (tools.measure.pyperformance.count_pyperformance), rewritten vs unrewritten:
             instructions per benchmark loop, each in a venv of its interpreter.
 7. bisect   for the regressions: which rewrite breaks which test file. The unit is a
             function (all its rewritten parameters: a check cannot move without the

@@ -6,7 +6,7 @@ import argparse
 import os
 from pathlib import Path
 
-from bench.compare import PYPERFORMANCE_SUBSET
+from tools.measure.pyperformance import PYPERFORMANCE_SUBSET
 from tools import dogfood
 from tools.common import built_python, exits_on_tool_error
 from tools.dogfood.driver import run_set

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
-from bench.compare import count_pyperformance
+from tools.measure.pyperformance import count_pyperformance
 from tools.common import ToolError, say
 from tools.dogfood.bisect import (NOTES, bisect, failure_lines, guess_kind, load_notes,
                                   run_tests, unit_label)

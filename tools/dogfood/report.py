@@ -111,7 +111,7 @@ def render_bench(bench: dict[str, Any]) -> list[str]:
         out += [f"Calls of rewritten functions: not counted ({calls['error']}).", ""]
     elif calls:
         out += ["Calls of functions with late defaults (the rewritten ones) in one worker "
-                "process of each benchmark, with 1 and with 2 loops (bench.late_calls); "
+                "process of each benchmark, with 1 and with 2 loops (tools.measure.late_calls); "
                 "the difference is what one loop calls:", "",
                 "| benchmark | 1 loop | 2 loops | per loop | functions |",
                 "| --- | ---: | ---: | --- | --- |"]

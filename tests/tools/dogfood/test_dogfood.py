@@ -383,7 +383,7 @@ def test_late_calls_counts_functions_with_late_defaults(tmp_path: Path) -> None:
         "    late([1]); early(1); outer(3)\n"
         "assert __name__ == '__main__' and sys.path[0] == %r\n" % str(tmp_path))
     out = tmp_path / "calls.json"
-    proc = subprocess.run([sys.executable, "-m", "bench.late_calls", "--out", str(out),
+    proc = subprocess.run([sys.executable, "-m", "tools.measure.late_calls", "--out", str(out),
                            str(script), "4"], capture_output=True, text=True,
                           cwd=REPO)
     assert proc.returncode == 0, proc.stderr

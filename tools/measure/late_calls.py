@@ -1,6 +1,6 @@
 """Run a Python script, counting the calls of functions that have late-bound defaults.
 
-    PYTHON -m bench.late_calls --out COUNTS.json SCRIPT [ARG]...   (a PEP 671 interpreter)
+    PYTHON -m tools.measure.late_calls --out COUNTS.json SCRIPT [ARG]...   (a PEP 671 interpreter)
 
 SCRIPT runs as __main__ with sys.argv = [SCRIPT, ARG...] and its directory first on
 sys.path, as `PYTHON SCRIPT ARG...` would run it. Every start of a function
@@ -32,7 +32,7 @@ def has_late_defaults(code: CodeType) -> bool:
 
 
 def main(argv: list[str] | None = None) -> None:
-    ap = argparse.ArgumentParser(prog="python -m bench.late_calls", description=__doc__,
+    ap = argparse.ArgumentParser(prog="python -m tools.measure.late_calls", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", required=True, help="where to write the counts (JSON)")
     ap.add_argument("script")

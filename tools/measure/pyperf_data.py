@@ -1,6 +1,6 @@
-"""What bench needs from pyperf's JSON files, read with pyperf's own API.
+"""What bench and tools.measure need from pyperf's JSON files, read with pyperf's own API.
 
-    python -m bench.pyperf_data FILE...      (with the bench venv's python)
+    python -m tools.measure.pyperf_data FILE...      (with the bench venv's python)
 
 prints, for each file, the list of its benchmarks in file order as JSON objects:
 name, values (every value of every run, seconds per loop), inner_loops, and

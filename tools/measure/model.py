@@ -1,4 +1,4 @@
-"""What the parts of a benchmark run share: paths, interpreters, parts, state, ratios."""
+"""What the parts of a measurement share: interpreters, parts, state, ratios."""
 
 from __future__ import annotations
 
@@ -9,10 +9,6 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from tools.common import scrubbed_env
-
-BENCH = Path(__file__).resolve().parent
-MICRO = BENCH / "micro"
-HARNESS = MICRO / "harness.py"
 
 
 def bench_env() -> dict[str, str]:

@@ -1,4 +1,4 @@
-"""bench.timed: pyperformance benchmarks counted by callgrind.
+"""tools.measure.pyperformance: pyperformance benchmarks counted by callgrind.
 
 The 1% pyperformance target is judged on instructions per benchmark loop, because
 wall-clock time on a shared machine does not repeat to 1%.  This checks the method on
@@ -15,8 +15,8 @@ import shutil
 import sys
 from pathlib import Path
 
-from bench.model import State
-from bench.timed import run_pyperformance_callgrind
+from tools.measure.model import State
+from tools.measure.pyperformance import run_pyperformance_callgrind
 from conftest import REPO
 from tools.common import ensure_venv
 
