@@ -15,7 +15,8 @@ build/logs/<name>-<step>.log, whose tail is shown on failure; -v streams it):
   3. make -j<jobs>
   4. (--regen) make regen-test-frozenmain, then make -j<jobs> again
   0. (--clone-of SOURCE) make the tree a clone of SOURCE at its HEAD first;
-     (--baseline) build build/baseline, unpatched upstream, made from the tarball;
+     (--baseline) build build/baseline, unpatched upstream, made from the tarball,
+     which sys.version names tags/upstream:<rev> (UPSTREAM_TAG), not by our tag;
      (--series-prefix semantics) build a tree of the semantics part of the series
      alone (patches/semantics/, without the performance follow-up), made from the
      tarball like build/cpython, with its patch directory beside it
@@ -59,8 +60,17 @@ REGEN_TARGETS = ["regen-token", "regen-pegen", "regen-ast", "regen-cases",
                  "regen-keyword", "regen-sre", "regen-typeslots", "regen-global-objects"]
 
 
+# The build tag of the baseline: the pristine tree names itself by its git tag, as
+# configure's `git describe --all` would were our tag `semantics` not on the same commit
+# (an empty series puts it there): sys.version reads "3.13.5 (tags/upstream:<rev>, ...)".
+UPSTREAM_TAG = "tags/upstream"
+
+
 def build_info_make_vars(tag: str) -> list[str]:
-    """make arguments that compile tag into Modules/getbuildinfo.o (see the docstring)."""
+    """make arguments that compile tag into Modules/getbuildinfo.o (see the docstring);
+    for UPSTREAM_TAG, the revision stays the one configure's git command finds."""
+    if tag == UPSTREAM_TAG:
+        return [f"GITTAG=echo {UPSTREAM_TAG}"]
     if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._+-]*", tag):
         raise ToolError(f"build tag {tag!r}: use letters, digits and . _ + - only "
                         "(it is compiled into sys.version)")
@@ -230,12 +240,13 @@ def build(tree: Path = TREE, *, name: str = "cpython", configure_flags: str = ""
 def build_baseline(*, configure_flags: str = "", jobs: int = os.cpu_count() or 1,
                    logdir: Path = LOGS, verbose: bool = False) -> Path:
     """The unpatched upstream tree (BASELINE, from the tarball with an empty series),
-    built with the same configure flags as ./python. Returns its interpreter."""
+    built with the same configure flags as ./python and named UPSTREAM_TAG in
+    sys.version. Returns its interpreter."""
     BASELINE_SERIES.mkdir(parents=True, exist_ok=True)
     (BASELINE_SERIES / "series").touch()
     pq.prepare(BASELINE, BASELINE_SERIES)
     return build(BASELINE, name="baseline", configure_flags=configure_flags, jobs=jobs,
-                 logdir=logdir, verbose=verbose)
+                 build_tag=UPSTREAM_TAG, logdir=logdir, verbose=verbose)
 
 
 def prefix_count(names: list[str], prefix: int | str) -> int:

@@ -25,6 +25,42 @@ def test_build_tag_goes_into_the_git_variables() -> None:
         cpython.build_info_make_vars("x; rm -rf /")
 
 
+
+def test_the_baseline_is_built_under_the_upstream_tag(tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    seen: dict[str, object] = {}
+    monkeypatch.setattr(cpython, "BASELINE_SERIES", tmp_path / "baseline-series")
+    monkeypatch.setattr(cpython.pq, "prepare", lambda tree, patches: None)
+    monkeypatch.setattr(cpython, "build", lambda tree, **kw: seen.update(kw) or tree)
+    cpython.build_baseline()
+    assert seen["build_tag"] == cpython.UPSTREAM_TAG == "tags/upstream"
+    # only the tag is given: the revision is still what configure's git command finds
+    assert cpython.build_info_make_vars(cpython.UPSTREAM_TAG) == ["GITTAG=echo tags/upstream"]
+
+
+def test_the_upstream_tag_replaces_what_git_describe_finds(tmp_path: Path) -> None:
+    # the baseline's tree: upstream's commit carries our `semantics` tag too (an empty
+    # series), and `git describe --all`, configure's GITTAG, picks that one
+    tree = tmp_path / "baseline"
+    tree.mkdir()
+    (tree / "Makefile").write_text(
+        "GITTAG=git describe --all --always --dirty\n"
+        "GITVERSION=git rev-parse --short HEAD\n"
+        "info:\n\t@echo \"`$(GITTAG)`:`$(GITVERSION)`\"\n")
+    env = {**os.environ, "GIT_CONFIG_GLOBAL": "/dev/null", "GIT_AUTHOR_NAME": "t",
+           "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t"}
+    for args in (["init", "-q"], ["add", "Makefile"], ["commit", "-qm", "upstream"],
+                 ["tag", "upstream"], ["tag", "semantics"]):
+        subprocess.run(["git", *args], cwd=tree, check=True, env=env)
+    rev = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=tree, check=True,
+                         capture_output=True, text=True).stdout.strip()
+
+    def info(*make_vars: str) -> str:
+        return subprocess.run(["make", "-s", "info", *make_vars], cwd=tree, check=True,
+                              capture_output=True, text=True, env=env).stdout.strip()
+    assert info() == f"tags/semantics:{rev}"
+    assert info(*cpython.build_info_make_vars(cpython.UPSTREAM_TAG)) == f"tags/upstream:{rev}"
+
 def test_the_link_is_a_wrapper_that_runs_the_interpreter(tmp_path: Path) -> None:
     python = tmp_path / "build" / "cpython" / "python"
     python.parent.mkdir(parents=True)
