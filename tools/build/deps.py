@@ -1,10 +1,11 @@
 """Check (or, as root, install) the Debian packages needed to build and test pep671.
 
-  python3 -m tools.build.deps install   install the missing ones (apt-get update && apt-get
-                                  install -y); run as another user, stop with the one
-                                  command to run: `sudo make deps`
-  python3 -m tools.build.deps check     one clear message naming the missing packages; exit 1
-  python3 -m tools.build.deps list      print the package list
+  python3 -m tools.build.deps install  install the missing ones (apt-get update &&
+                                       apt-get install -y); run as another user, stop
+                                       with the one command to run: `sudo make deps`
+  python3 -m tools.build.deps check    one clear message naming the missing packages;
+                                       exit 1
+  python3 -m tools.build.deps list     print the package list
 
 `make` runs `install` first (through `make deps`), so that on a fresh machine
 `make demo` and `make test`, run as root, install what they need themselves and say
@@ -32,7 +33,7 @@ PACKAGES = [
     "libsqlite3-dev", "libreadline-dev", "libncurses-dev", "uuid-dev", "tk-dev",
     "libgdbm-dev", "libgdbm-compat-dev",
     # not for the build, for make test: `python3 -m venv` of the system python3 (Sphinx for
-    # make docs-check), valgrind (tests/test_bench_pyperformance.py, and make bench),
+    # make docs-check), valgrind (tests/tools/measure/test_pyperformance.py, and make bench),
     # packaging (tools.ecosystem compares distribution names and sdist files as pip does),
     # ccache (Nuitka, ecosystem/patched/nuitka, caches the C it compiles with it, in
     # ~/.cache/pep671/nuitka: its runtime library, the same for every module it builds)

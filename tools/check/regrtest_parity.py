@@ -14,7 +14,8 @@
    Files listed as "env changed" are reported only (as regrtest does by
    default); skipped files and resource-denied files are not failures.
 3. A file that fails twice is run on the unpatched baseline interpreter
-   (build/baseline, built on demand through tools.build.cpython.build_baseline). Baseline verdicts are cached per
+   (build/baseline, built on demand through
+   tools.build.cpython.build_baseline). Baseline verdicts are cached per
    machine and configure flags in ~/.cache/pep671/. A file that is absent
    from the baseline (a test our patches add) counts as passing there.
 4. Exit 1 only for files that failed twice on PYTHON and pass on the

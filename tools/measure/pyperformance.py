@@ -33,8 +33,8 @@ def pyperf_read(venv_py: Path, *files: Path) -> list[list[dict[str, Any]]]:
     proc = subprocess.run([str(venv_py), "-m", "tools.measure.pyperf_data", *map(str, files)],
                           capture_output=True, text=True, cwd=REPO, env=scrubbed_env())
     if proc.returncode != 0:
-        raise RuntimeError(f"tools.measure.pyperf_data could not read {', '.join(map(str, files))}:\n"
-                           f"{proc.stderr[-2000:]}")
+        raise RuntimeError(f"tools.measure.pyperf_data could not read "
+                           f"{', '.join(map(str, files))}:\n{proc.stderr[-2000:]}")
     found: list[list[dict[str, Any]]] = json.loads(proc.stdout)
     return found
 
@@ -175,9 +175,9 @@ def late_calls(venv_py: Path, script: Path, loops: int, work: Path) -> dict[str,
     out = work / f"{script.parent.name}-{loops}.worker.json"
     out.unlink(missing_ok=True)
     log = work / f"{script.parent.name}-{loops}.log"
-    rc = run_logged([str(venv_py), "-m", "tools.measure.late_calls", "--out", str(counts), str(script),
-                     "--worker", "--loops", str(loops), "--values", "1", "--warmups", "0",
-                     "-o", str(out)], log, env=bench_env(), cwd=REPO)
+    rc = run_logged([str(venv_py), "-m", "tools.measure.late_calls", "--out", str(counts),
+                     str(script), "--worker", "--loops", str(loops), "--values", "1",
+                     "--warmups", "0", "-o", str(out)], log, env=bench_env(), cwd=REPO)
     if rc != 0 or not counts.is_file():
         raise ToolError(f"tools.measure.late_calls on {script.parent.name} failed (exit {rc}):\n"
                         f"{tail(log)}")

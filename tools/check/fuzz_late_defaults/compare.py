@@ -10,8 +10,8 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from tools.check.fuzz_late_defaults.runtime import Boom, helpers, LOG, _L
-from tools.check.fuzz_late_defaults.generate import (Call, Param, gen_call, gen_signature, late_expr,
-                                               render, Signature)
+from tools.check.fuzz_late_defaults.generate import (Call, Param, gen_call, gen_signature,
+                                                     late_expr, render, Signature)
 
 
 Outcome = tuple[Any, ...]
