@@ -185,7 +185,7 @@ docs: build ## the PEP, the CPython docs (no new warnings), the autodoc and mkdo
 		$(TOOL).docs.build_docs autodoc --python $(PYTHON) || status=1; \
 		$(TOOL).docs.build_mkdocs --python $(PYTHON) || status=1; exit $$status
 
-docs-check: tree ## fast docs check (part of make test): the PEP with -W, sphinx-lint
+docs-check: tree ## fast docs check (part of make test): the PEP with -W, sphinx-lint, the Markdown's links and anchors
 	@$(TOOL).docs.build_docs check
 
 demo: build ## run the short tour with ./python

@@ -7,8 +7,10 @@ Commands:
            the pristine documentation too (once; its warnings are cached), and
            fail on any warning that the pristine documentation does not have
   check    the fast check that `make test` runs: the PEP with warnings as errors
-           (no output kept) and sphinx-lint on the .rst files that the patch
-           series changes
+           (no output kept), sphinx-lint on the .rst files that the patch
+           series changes, and the links of the Markdown files (README.md,
+           CONTRIBUTING.md, docs/, ...): every relative link and #anchor resolves
+           (md-dead-link-check; web links are not fetched, pyproject.toml says so)
   autodoc  the autodoc page of examples/autodoc/ (a module with late defaults)
            into build/docs/autodoc/, with the patched Sphinx of ecosystem/patched/sphinx/
            from build/ecosystem/venv (made by ./python, see tools.ecosystem),
@@ -16,7 +18,7 @@ Commands:
            with the class late_default_value
 
 Sphinx and its extensions come from the patched tree's Doc/requirements.txt,
-installed with sphinx-lint into a venv (build/docs-venv) made by the Python
+installed with sphinx-lint and md-dead-link-check into a venv (build/docs-venv) made by the Python
 running this program; the venv is reused while the requirements are unchanged.
 The autodoc page needs an interpreter that parses `=>`, hence the other venv.
 """
@@ -39,14 +41,16 @@ from tools.ecosystem.venvs import prepare_venv
 from tools.paths import DOCS_OUT, DOCS_VENV, PYTHON, REPO, TARBALL, TREE, shown
 
 SPHINX_LINT = "sphinx-lint==1.0.2"
+MD_LINK_CHECK = "md-dead-link-check==1.3.0"
 
 
 def docs_venv(venv: Path, tree: Path) -> Path:
-    """The docs venv's python: Sphinx from the tree's Doc/requirements.txt, and sphinx-lint."""
+    """The docs venv's python: Sphinx from the tree's Doc/requirements.txt, sphinx-lint and
+    md-dead-link-check."""
     requirements = tree / "Doc" / "requirements.txt"
     if not requirements.exists():
         raise ToolError(f"{requirements} is missing; run `make` first to create the tree")
-    return ensure_venv(Path(sys.executable), venv, [requirements, SPHINX_LINT],
+    return ensure_venv(Path(sys.executable), venv, [requirements, SPHINX_LINT, MD_LINK_CHECK],
                        hash_also=[tree / "Doc" / "constraints.txt"],
                        pip_cwd=requirements.parent)
 
@@ -74,6 +78,15 @@ def lint(python: Path, tree: Path) -> int:
     say(f"sphinx-lint on {len(files)} changed .rst file(s)")
     result = run([str(python), "-m", "sphinxlint", "--enable=default-role",
                   *map(str, files)], check=False)
+    return result.returncode
+
+
+def check_links(python: Path) -> int:
+    """The relative links and #anchors of the Markdown files git tracks, checked by
+    md-dead-link-check from the repository root (its settings: pyproject.toml)."""
+    say("links: every relative link and #anchor of the Markdown files git tracks")
+    result = run([str(python), "-m", "md_dead_link_check", "--no-color"], cwd=REPO,
+                 check=False)
     return result.returncode
 
 
@@ -199,6 +212,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "check":
         status = build_pep(python, None)
         status |= lint(python, args.tree.resolve())
+        status |= check_links(python)
         say("docs check: " + ("OK" if status == 0 else "FAILED"))
         return status
     status = build_pep(python, docs / "pep")
