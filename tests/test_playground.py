@@ -5,7 +5,7 @@ serve it. Collected only by `make playground-test` (tests/conftest.py), which bu
 page and installs chromium first; a missing page, chromium or Playwright is a failure.
 The screenshot of the page (an error marked in the editor) goes to
 build/playground-test/screenshot.png. The page's timings are printed (-s), not asserted:
-the README's playground section gives them.
+the manual's playground page (docs/playground.md) gives them.
 
 The editor is CodeMirror 6; the tests read and set its code, and read its syntax tree
 and its marks, through the page's hook window.__pep671 (playground.js).

@@ -8,7 +8,7 @@ repository root as ``python3 -m tools.ROLE.NAME`` and has --help.
   tools.check        the checks: regrtest in parity mode, pytest, the series patch by patch,
                      the fuzzers, the oracles, the sanitizer runs
   tools.docs         what is rendered or served: the PEP and CPython docs, the mkdocs page,
-                     the playground, the link check of README.md and docs/
+                     the playground; the docs check, with the Markdown's links
   tools.measure      what make bench and make dogfood both measure: pyperformance under
                      callgrind, the calls of late defaults
   tools.ecosystem    make ecosystem: the patched third-party tools, built and probed
