@@ -9,8 +9,10 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from conftest import REPO
-from tools.paths import PYTHON
+from tools.paths import BASELINE_PYTHON, PYTHON, TREE
 from tools.common import scrubbed_env
 
 MODULE = '''\
@@ -75,13 +77,49 @@ def test_pyc_magic_differs_from_stock_3_13(tmp_path: Path) -> None:
     # one of CPython 3.13 are never loaded by the other interpreter.
     (magic,) = run(PYTHON, "-c", "import importlib.util as u; "
                                  "print(int.from_bytes(u.MAGIC_NUMBER[:2], 'little'))")
-    assert magic == "3582"
+    assert magic == "3583"
     source = tmp_path / "lbmod.py"
     source.write_text(MODULE)
     run(PYTHON, "-c", "import sys; sys.path.insert(0, sys.argv[1]); import lbmod",
         str(tmp_path))
     (cached,) = (tmp_path / "__pycache__").glob("lbmod.cpython-313.pyc")
-    assert int.from_bytes(cached.read_bytes()[:2], "little") == 3582
+    assert int.from_bytes(cached.read_bytes()[:2], "little") == 3583
+
+
+def test_pyc_data_is_3_13_marshal_format(tmp_path: Path) -> None:
+    # Only the magic number and two instructions are new: readers that know
+    # 3.13's marshal format, the unpatched interpreter and upstream's
+    # pure-Python reader (Tools/build/umarshal.py), load the code of a module
+    # with late defaults as the fork does (co_code aside: each interpreter
+    # shows it through its own table of instructions).
+    if not BASELINE_PYTHON.exists():
+        pytest.fail(f"{BASELINE_PYTHON} is missing: run `make baseline` (make test builds it)")
+    source = tmp_path / "lbmod.py"
+    source.write_text(MODULE)
+    run(PYTHON, "-c", "import sys; sys.path.insert(0, sys.argv[1]); import lbmod",
+        str(tmp_path))
+    (cached,) = (tmp_path / "__pycache__").glob("lbmod.cpython-313.pyc")
+    data = tmp_path / "lbmod.marshal"
+    data.write_bytes(cached.read_bytes()[16:])
+    dump = ("import marshal, sys\n"
+            "def walk(code):\n"
+            "    yield (code.co_name, code.co_varnames, code.co_names,\n"
+            "           len(code.co_code), code.co_linetable,\n"
+            "           [c for c in code.co_consts if not hasattr(c, 'co_code')])\n"
+            "    for c in code.co_consts:\n"
+            "        if hasattr(c, 'co_code'):\n"
+            "            yield from walk(c)\n"
+            "print(list(walk(marshal.loads(open(sys.argv[1], 'rb').read()))))\n")
+    ours = run(PYTHON, "-c", dump, str(data))
+    assert "'len(a)'" in ours[0] and "'b + 1'" in ours[0]
+    assert run(BASELINE_PYTHON, "-c", dump, str(data)) == ours
+    umarshal = TREE / "Tools" / "build"
+    (names,) = run(BASELINE_PYTHON, "-c",
+                   "import sys; sys.path.insert(0, sys.argv[1]); import umarshal\n"
+                   "code = umarshal.loads(open(sys.argv[2], 'rb').read())\n"
+                   "print(sorted(c.co_name for c in code.co_consts if hasattr(c, 'co_name')))",
+                   str(umarshal), str(data))
+    assert names == "['bisect_right', 'puzzle']"
 
 
 def test_venv_python_runs_late_defaults(tmp_path: Path) -> None:
