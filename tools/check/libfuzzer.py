@@ -6,9 +6,9 @@ CPython's fuzz tests live in Modules/_xxtestfuzz/fuzzer.c (OSS-Fuzz builds them
 from Modules/_xxtestfuzz/fuzz_tests.txt). Two of them reach what the series adds:
 fuzz_pycompile compiles its input (the series adds `=>` to its dictionary and a
 seed with late-bound defaults), and fuzz_marshal_code, which the series adds,
-loads its input with marshal (code objects, and the late-default objects that
-the code defining a function holds as constants: marshal's type '=') and, when
-that makes a code object, reads it in the ways that do not run it:
+loads its input with marshal (3.13's format: the series adds no type; its seeds
+are the code objects of functions with late-bound defaults) and, when that
+makes a code object, reads it in the ways that do not run it:
 code.replace() (ValueError allowed), co_code and marshal.dumps(). Nothing checks
 a code object's late-default prologue any more: marshal data is trusted as far
 as upstream trusts it, so a crash that the unpatched interpreter has too on the
@@ -355,8 +355,7 @@ def rerun_artifacts(target: str, exe: Path) -> tuple[int, list[Path]]:
 # harness aborts. A sanitizer report or a baseline killed by a signal on an
 # artifact shows the fault to be upstream's. fuzz_marshal_code's reads are the harness's own: replace()
 # (ValueError allowed), co_code, marshal.dumps(), any other exception but
-# MemoryError an abort; the baseline's marshal refuses a late-default object
-# (type '=') as bad data, as the harness takes any exception of loads().
+# MemoryError an abort; the harness takes any exception of loads() as bad data.
 BASELINE_READS = {
     "fuzz_pycompile": r"""
 import os, sys

@@ -87,16 +87,23 @@ def _shared_from_tree(params, names, defaults):
         for attr in ("lineno", "col_offset", "end_lineno", "end_col_offset"):
             if hasattr(node, attr):
                 delattr(node, attr)
+    def compiled(node):
+        return compile(ast.fix_missing_locations(ast.Expression(node)), "<shared>", "eval")
+    # The lambdas' code, with its prologue when PARAMS has a late-bound default; the
+    # making code is compiled with a constant placeholder for every default, so that
+    # each tuple of defaults is a constant of its own, which is then replaced.
+    (lambda_code,) = (c for c in compiled(copy.deepcopy(template)).co_consts
+                      if isinstance(c, types.CodeType))
     elts = []
     for k in range(len(defaults)):
         elt = copy.deepcopy(template)
-        elt.args.defaults = [ast.Constant(f"{k}.{j}") if isinstance(d, ast.Constant) else d
-                             for j, d in enumerate(elt.args.defaults)]
+        elt.args.defaults = [ast.Constant(f"{k}.{j}") for j in range(len(elt.args.defaults))]
         elts.append(elt)
-    tree = ast.fix_missing_locations(ast.Expression(ast.List(elts, ast.Load())))
-    code = compile(tree, "<shared>", "eval")
+    code = compiled(ast.List(elts, ast.Load()))
     tuples = iter(defaults)
-    consts = tuple(next(tuples) if type(c) is tuple else c for c in code.co_consts)
+    consts = tuple(next(tuples) if type(c) is tuple else
+                   lambda_code if isinstance(c, types.CodeType) else c
+                   for c in code.co_consts)
     return eval(code.replace(co_consts=consts))
 
 _COLD = None
