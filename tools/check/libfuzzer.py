@@ -350,12 +350,46 @@ def rerun_artifacts(target: str, exe: Path) -> tuple[int, list[Path]]:
     return len(kept), crashed
 
 
+# The instructions that only the series has, by number, and the upstream
+# instruction that takes the same operand with the same stack effect (QUERY_FAST
+# pushes a bool where LOAD_FAST pushes the local). The unpatched interpreter reads
+# a code object in which they stand translated, so that what it does on an
+# artifact is what upstream does on the nearest code it has.
+OUR_OPCODES = {120: "LOAD_FAST", 119: "LOAD_DEREF"}  # QUERY_FAST, QUERY_DEREF
+
+# Run by the unpatched interpreter: twin(code) is code with OUR_OPCODES
+# translated, its nested code objects too, or code itself when replace() refuses
+# the translation (then no upstream code is nearer).
+TWIN = f"""
+import opcode
+OUR_OPCODES = {OUR_OPCODES!r}
+def twin(code):
+    # the bytes as loaded (co_code would show an unknown instruction as CACHE)
+    raw = bytearray(code._co_code_adaptive)
+    i = 0
+    while i < len(raw):
+        op = raw[i]
+        if op in OUR_OPCODES:
+            raw[i] = opcode.opmap[OUR_OPCODES[op]]
+        entries = opcode._inline_cache_entries  # by name since 3.13, by number before
+        caches = (entries.get(opcode.opname[op], 0) if isinstance(entries, dict)
+                  else entries[op])
+        i += 2 * (1 + caches)
+    consts = tuple(twin(c) if isinstance(c, type(code)) else c
+                   for c in code.co_consts)
+    try:
+        return code.replace(co_code=bytes(raw), co_consts=consts)
+    except Exception:
+        return code
+"""
+
 # What each harness does with its input, in Python, for the unpatched
 # interpreter (build/libfuzzer-baseline/python). os.abort() stands where the
 # harness aborts. A sanitizer report or a baseline killed by a signal on an
 # artifact shows the fault to be upstream's. fuzz_marshal_code's reads are the harness's own: replace()
 # (ValueError allowed), co_code, marshal.dumps(), any other exception but
 # MemoryError an abort; the harness takes any exception of loads() as bad data.
+# The code object read is its twin (TWIN above).
 BASELINE_READS = {
     "fuzz_pycompile": r"""
 import os, sys
@@ -371,7 +405,7 @@ if 2 <= len(data) <= 16383:
     except Exception:
         pass
 """,
-    "fuzz_marshal_code": r"""
+    "fuzz_marshal_code": TWIN + r"""
 import marshal, os, sys, types
 data = open(sys.argv[1], "rb").read()
 try:
@@ -379,6 +413,7 @@ try:
 except Exception:
     obj = None
 if isinstance(obj, types.CodeType):
+    obj = twin(obj)
     try:
         try:
             obj.replace()

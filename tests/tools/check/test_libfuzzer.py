@@ -222,3 +222,35 @@ def test_the_libfuzzer_probe_runs_once(fake_clang: Callable[[str], Path]) -> Non
     assert (bin_dir / "clang.args").read_text().split() == ["-runs=1"]
     with pytest.raises(ToolError, match=r"\(probe\) exited 1"):
         require_clang_sanitizer("fuzzer", "", "libFuzzer")
+
+
+def test_the_baseline_reads_the_upstream_twin_of_our_instructions(tmp_path: Path) -> None:
+    # The unpatched interpreter replays an artifact with QUERY_FAST and
+    # QUERY_DEREF translated to LOAD_FAST and LOAD_DEREF, in nested code too.
+    import subprocess
+
+    from tools.paths import BASELINE_PYTHON, PYTHON
+    if not BASELINE_PYTHON.exists():
+        pytest.fail(f"{BASELINE_PYTHON} is missing: run `make baseline` (make test builds it)")
+    numbers = subprocess.run([str(PYTHON), "-c", "import opcode; print(opcode.opmap"
+                              "['QUERY_FAST'], opcode.opmap['QUERY_DEREF'])"],
+                             check=True, capture_output=True, text=True,
+                             stdin=subprocess.DEVNULL).stdout.split()
+    assert {int(n): twin for n, twin in zip(numbers, ["LOAD_FAST", "LOAD_DEREF"])} \
+        == libfuzzer.OUR_OPCODES
+    data = tmp_path / "code.marshal"
+    source = "def f(a, b=>a, c=>a):\n    return lambda: b\n"
+    subprocess.run([str(PYTHON), "-c", "import marshal, sys; open(sys.argv[2], 'wb')"
+                    ".write(marshal.dumps(compile(sys.argv[1], 'm', 'exec')))",
+                    source, str(data)], check=True, stdin=subprocess.DEVNULL)
+    read = libfuzzer.TWIN + (
+        "import dis, marshal, sys\n"
+        "code = twin(marshal.loads(open(sys.argv[1], 'rb').read()))\n"
+        "f = next(c for c in code.co_consts if hasattr(c, 'co_code'))\n"
+        "print(' '.join(i.opname for i in dis.get_instructions(f)))\n")
+    out = subprocess.run([str(BASELINE_PYTHON), "-c", read, str(data)], check=True,
+                         capture_output=True, text=True, stdin=subprocess.DEVNULL).stdout
+    names = out.split()
+    assert names[:4] == ["MAKE_CELL", "RESUME", "LOAD_DEREF", "POP_JUMP_IF_TRUE"]
+    assert "LOAD_FAST" in names[4:]
+    assert not [name for name in names if name.startswith("<")]
