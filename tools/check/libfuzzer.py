@@ -72,6 +72,8 @@ reproduces it: build/libfuzzer/<target> <artifact>.
 from __future__ import annotations
 
 import argparse
+import functools
+import json
 import os
 import re
 import shlex
@@ -88,7 +90,7 @@ from typing import Sequence
 from tools.build.cpython import build, clone_tree
 from tools.common import (ToolError, exits_on_tool_error, rel, require_clang_sanitizer, run,
                           say, scrubbed_env)
-from tools.paths import BASELINE, BUILD, TREE
+from tools.paths import BASELINE, BUILD, PYTHON, TREE
 
 FUZZ_TREE = BUILD / "libfuzzer"
 # The oracle: the unpatched tree, built with the same compiler and sanitizers.
@@ -350,31 +352,68 @@ def rerun_artifacts(target: str, exe: Path) -> tuple[int, list[Path]]:
     return len(kept), crashed
 
 
-# The instructions that only the series has, by number, and the upstream
-# instruction that takes the same operand with the same stack effect (QUERY_FAST
-# pushes a bool where LOAD_FAST pushes the local). The unpatched interpreter reads
-# a code object in which they stand translated, so that what it does on an
-# artifact is what upstream does on the nearest code it has.
-OUR_OPCODES = {120: "LOAD_FAST", 119: "LOAD_DEREF"}  # QUERY_FAST, QUERY_DEREF
+# The upstream twin of each base instruction that only the series has: it takes
+# the same operand with the same stack effect (QUERY_FAST pushes a bool where
+# LOAD_FAST pushes the local). A specialized instruction's twin is its family's.
+TWIN_OF = {"QUERY_FAST": "LOAD_FAST", "QUERY_DEREF": "LOAD_DEREF"}
 
-# Run by the unpatched interpreter: twin(code) is code with OUR_OPCODES
-# translated, its nested code objects too, or code itself when replace() refuses
-# the translation (then no upstream code is nearer).
-TWIN = f"""
-import opcode
-OUR_OPCODES = {OUR_OPCODES!r}
+# Run by each interpreter: its instructions by name, with number, family and
+# inline cache entries.
+INSTRUCTIONS = """
+import json, opcode
+caches = opcode._inline_cache_entries
+family = {m: base for base, members in opcode._specializations.items() for m in members}
+print(json.dumps({name: [number, family.get(name, name),
+                         caches.get(family.get(name, name), 0)]
+                  for name, number in {**opcode.opmap,
+                                       **opcode._specialized_opmap}.items()}))
+"""
+
+
+@functools.cache
+def twin_table(ours: Path, theirs: Path) -> dict[str, dict[str, object]]:
+    """How the unpatched interpreter `theirs` reads code laid out by the series'
+    interpreter `ours`: "caches", the inline cache entries of each of ours'
+    instruction numbers; "twins", for each number whose instruction `theirs` lacks
+    or numbers otherwise, the number of its twin in `theirs` (TWIN_OF, the family's
+    base) and the twin's cache entries."""
+    def instructions(python: Path) -> dict[str, list]:
+        out = run([python, "-I", "-c", INSTRUCTIONS], capture=True).stdout
+        return json.loads(out)
+    mine, upstream = instructions(ours), instructions(theirs)
+    caches = {str(number): n for number, _, n in mine.values()}
+    twins: dict[str, object] = {}
+    for name, (number, base, n) in mine.items():
+        if name in upstream and upstream[name][0] == number:
+            continue
+        twin = TWIN_OF.get(base, base)
+        if twin in upstream and upstream[twin][2] <= n:
+            twins[str(number)] = [upstream[twin][0], upstream[twin][2]]
+    return {"caches": caches, "twins": twins}
+
+
+# Run by the unpatched interpreter with the JSON of twin_table() as its second
+# argument (none: nothing to translate): twin(code) is code with the series'
+# instructions translated to their twins, the cache entries a twin lacks made
+# NOPs, its nested code objects too; code itself when replace() refuses the
+# translation (then no upstream code is nearer).
+TWIN = """
+import json, opcode, sys
+_TABLE = json.loads(sys.argv[2]) if len(sys.argv) > 2 else {"caches": {}, "twins": {}}
+_CACHES = {int(k): v for k, v in _TABLE["caches"].items()}
+_TWINS = {int(k): v for k, v in _TABLE["twins"].items()}
 def twin(code):
     # the bytes as loaded (co_code would show an unknown instruction as CACHE)
     raw = bytearray(code._co_code_adaptive)
     i = 0
     while i < len(raw):
         op = raw[i]
-        if op in OUR_OPCODES:
-            raw[i] = opcode.opmap[OUR_OPCODES[op]]
-        entries = opcode._inline_cache_entries  # by name since 3.13, by number before
-        caches = (entries.get(opcode.opname[op], 0) if isinstance(entries, dict)
-                  else entries[op])
-        i += 2 * (1 + caches)
+        n = _CACHES.get(op, 0)
+        if op in _TWINS:
+            raw[i], own = _TWINS[op]
+            for j in range(own + 1, n + 1):
+                raw[i + 2 * j:i + 2 * j + 2] = bytes([opcode.opmap["NOP"], 0])
+        i += 2 * (1 + n)
     consts = tuple(twin(c) if isinstance(c, type(code)) else c
                    for c in code.co_consts)
     try:
@@ -447,6 +486,8 @@ def baseline_fault(target: str, artifact: Path) -> str | None:
     env["ASAN_OPTIONS"] += f":exitcode={SANITIZER_EXITCODE}"
     env["UBSAN_OPTIONS"] += f":exitcode={SANITIZER_EXITCODE}"
     cmd = [str(BASELINE_PYTHON), "-c", BASELINE_READS[target], str(artifact)]
+    if target == "fuzz_marshal_code":
+        cmd.append(json.dumps(twin_table(PYTHON, BASELINE_PYTHON)))
     try:
         proc = subprocess.run(cmd, env=env, stdin=subprocess.DEVNULL, capture_output=True,
                               text=True, errors="replace", timeout=BASELINE_TIMEOUT)

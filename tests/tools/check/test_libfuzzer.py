@@ -99,6 +99,8 @@ def test_crashes_the_baseline_shares_are_set_aside_as_upstreams(
     baseline.chmod(0o755)
     monkeypatch.setattr(libfuzzer, "BASELINE_PYTHON", baseline)
     monkeypatch.setattr(libfuzzer, "BASELINE_TIMEOUT", 1)
+    monkeypatch.setattr(libfuzzer, "twin_table",
+                        lambda ours, theirs: {"caches": {}, "twins": {}})
     out = tmp_path / "fuzz_marshal_code"
     out.mkdir()
     inputs = [("crash-a", "BOOM"), ("crash-b", "fine"), ("timeout-c", "SLOW"),
@@ -225,31 +227,40 @@ def test_the_libfuzzer_probe_runs_once(fake_clang: Callable[[str], Path]) -> Non
 
 
 def test_the_baseline_reads_the_upstream_twin_of_our_instructions(tmp_path: Path) -> None:
-    # The unpatched interpreter replays an artifact with QUERY_FAST and
-    # QUERY_DEREF translated to LOAD_FAST and LOAD_DEREF, in nested code too.
+    # The unpatched interpreter replays an artifact with the series' own
+    # instructions translated to their upstream twins, in nested code too:
+    # QUERY_FAST and QUERY_DEREF to LOAD_FAST and LOAD_DEREF, a specialized
+    # instruction to its family's base.
+    import json
     import subprocess
 
     from tools.paths import BASELINE_PYTHON, PYTHON
     if not BASELINE_PYTHON.exists():
         pytest.fail(f"{BASELINE_PYTHON} is missing: run `make baseline` (make test builds it)")
-    numbers = subprocess.run([str(PYTHON), "-c", "import opcode; print(opcode.opmap"
-                              "['QUERY_FAST'], opcode.opmap['QUERY_DEREF'])"],
-                             check=True, capture_output=True, text=True,
-                             stdin=subprocess.DEVNULL).stdout.split()
-    assert {int(n): twin for n, twin in zip(numbers, ["LOAD_FAST", "LOAD_DEREF"])} \
-        == libfuzzer.OUR_OPCODES
+    table = libfuzzer.twin_table(PYTHON, BASELINE_PYTHON)
+
+    def number(python: Path, name: str) -> int:
+        return int(subprocess.run(
+            [str(python), "-c", "import opcode, sys; print({**opcode.opmap, "
+             "**opcode._specialized_opmap}[sys.argv[1]])", name],
+            check=True, capture_output=True, text=True, stdin=subprocess.DEVNULL).stdout)
+    assert table["twins"][str(number(PYTHON, "QUERY_FAST"))][0] == \
+        number(BASELINE_PYTHON, "LOAD_FAST")
+    assert table["twins"][str(number(PYTHON, "CALL_PY_WITH_KWDEFAULTS"))][0] == \
+        number(BASELINE_PYTHON, "CALL")
     data = tmp_path / "code.marshal"
     source = "def f(a, b=>a, c=>a):\n    return lambda: b\n"
     subprocess.run([str(PYTHON), "-c", "import marshal, sys; open(sys.argv[2], 'wb')"
                     ".write(marshal.dumps(compile(sys.argv[1], 'm', 'exec')))",
                     source, str(data)], check=True, stdin=subprocess.DEVNULL)
     read = libfuzzer.TWIN + (
-        "import dis, marshal, sys\n"
+        "import dis, marshal\n"
         "code = twin(marshal.loads(open(sys.argv[1], 'rb').read()))\n"
         "f = next(c for c in code.co_consts if hasattr(c, 'co_code'))\n"
         "print(' '.join(i.opname for i in dis.get_instructions(f)))\n")
-    out = subprocess.run([str(BASELINE_PYTHON), "-c", read, str(data)], check=True,
-                         capture_output=True, text=True, stdin=subprocess.DEVNULL).stdout
+    out = subprocess.run([str(BASELINE_PYTHON), "-c", read, str(data), json.dumps(table)],
+                         check=True, capture_output=True, text=True,
+                         stdin=subprocess.DEVNULL).stdout
     names = out.split()
     assert names[:4] == ["MAKE_CELL", "RESUME", "LOAD_DEREF", "POP_JUMP_IF_TRUE"]
     assert "LOAD_FAST" in names[4:]
