@@ -52,7 +52,7 @@ function colorScheme(view, compartment) {
   return pick()
 }
 
-export function createEditor(parent, {onRun}) {
+export function createEditor(parent, {onRun, onChange = () => {}}) {
   const scheme = new Compartment()
   const view = new EditorView({
     parent,
@@ -67,6 +67,7 @@ export function createEditor(parent, {onRun}) {
       errorLines,
       scheme.of([]),
       EditorView.contentAttributes.of({"aria-label": "code"}),
+      EditorView.updateListener.of((update) => { if (update.docChanged) onChange() }),
     ],
   })
   view.dispatch({effects: scheme.reconfigure(colorScheme(view, scheme))})

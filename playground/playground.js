@@ -9,14 +9,20 @@
 // share link holds the code (and the last button pressed) in the URL's fragment,
 // deflated by the browser's CompressionStream and base64url-encoded: nothing leaves the
 // page. The examples menu is examples.json, made at build time from examples/tour.py
-// and the PEP's examples (tools/playground.py).
+// and the PEP's examples (tools/docs/playground.py).
+//
+// Output is put on the page once per animation frame and cut after MAX_LINES lines
+// (output.js), a run is stopped after the time limit chosen beside Stop, the code is
+// kept in localStorage across reloads, and time.sleep waits without spinning a core
+// (poll.js). docs/playground.md says what the page does and does not do.
 
 import {createEditor, cursor, diagnostics, getCode, markedErrors, moveTo, setCode, showErrors,
         syntaxReport} from "./editor.js"
+import {MAX_LINES, Output} from "./output.js"
 
 const started = performance.now()
 const $ = (id) => document.getElementById(id)
-const output = $("output")
+const outputPane = $("output")
 const status = $("status")
 const BUTTONS = ["run", "dis", "signature"]
 const buttons = BUTTONS.map($)
@@ -24,22 +30,41 @@ const stop = $("stop")
 const share = $("share")
 const shareLink = $("share-link")
 const examples = $("examples")
+const limit = $("limit")
+const notice = $("notice")
+const KEPT = "pep671-playground:code"   // localStorage: the code, kept across reloads
 
 // What the dis and inspect.signature buttons run: the code is executed with its own
-// output hidden, then each function it defined is shown.
+// output hidden, then each function it defined is shown, and each method of the classes
+// it defined. An error in the code is shown without this script's frame.
 const SHOW = `
-import contextlib, dis, inspect, io, sys, types
+import contextlib, dis, inspect, io, sys, traceback, types
 mode = sys.argv[1]
-with open("/main.py", encoding="utf-8") as f:
-    code = compile(f.read(), "/main.py", "exec")
-namespace = {"__name__": "__main__"}
-with contextlib.redirect_stdout(io.StringIO()):
-    exec(code, namespace)
-functions = [(name, value) for name, value in namespace.items()
-             if isinstance(value, types.FunctionType)
-             and value.__code__.co_filename == "/main.py"]
+try:
+    with open("/main.py", encoding="utf-8") as f:
+        code = compile(f.read(), "/main.py", "exec")
+    namespace = {"__name__": "__main__"}
+    with contextlib.redirect_stdout(io.StringIO()):
+        exec(code, namespace)
+except Exception as error:
+    traceback.print_exception(type(error), error, error.__traceback__.tb_next)
+    sys.exit(1)
+def ours(value):
+    return isinstance(value, types.FunctionType) and value.__code__.co_filename == "/main.py"
+functions = []
+for name, value in namespace.items():
+    if ours(value):
+        functions.append((name, value))
+    elif isinstance(value, type) and value.__module__ == "__main__":
+        for attr, member in vars(value).items():
+            if isinstance(member, (staticmethod, classmethod)):
+                member = member.__func__
+            elif isinstance(member, property):
+                member = member.fget
+            if ours(member):
+                functions.append((f"{name}.{attr}", member))
 if not functions:
-    print("(the code defines no function at the top level)")
+    print("(the code defines no function or class at the top level)")
 for name, function in functions:
     if mode == "dis":
         print(f"== dis.dis({name}) ==")
@@ -55,10 +80,28 @@ let worker = null
 let finish = null        // ends the run in progress: finish(exitCode)
 let ready = false        // the interpreter is compiled: the buttons run
 let lastButton = "run"   // the button pressed last (a share link keeps it)
-let lines = []           // the output of the run in progress: [{text, stream, node}]
+let again = false        // Ctrl+Enter during a run: run the code again when it ends
+let editedInRun = false  // the code was edited during the run in progress
+const output = new Output(outputPane)
 
-const runNow = () => { if (ready && !finish) press("run") }
-const view = createEditor($("editor"), {onRun: runNow})
+function runNow() {
+  if (!ready) return
+  if (!finish) return press("run")
+  again = true
+  status.textContent = "running… (Ctrl+Enter again: the code as it is now runs when this run ends)"
+}
+
+let keepTimer = 0
+function keep() {
+  clearTimeout(keepTimer)
+  keepTimer = setTimeout(() => {
+    try { localStorage.setItem(KEPT, getCode(view)) } catch { /* storage refused */ }
+  }, 300)
+}
+const view = createEditor($("editor"), {
+  onRun: runNow,
+  onChange: () => { if (finish) editedInRun = true; keep() },
+})
 // Ctrl+Enter (Cmd+Enter) runs from anywhere on the page, not only in the editor
 document.addEventListener("keydown", (event) => {
   if (event.key === "Enter" && (event.ctrlKey || event.metaKey) && !view.hasFocus) {
@@ -67,16 +110,14 @@ document.addEventListener("keydown", (event) => {
   }
 })
 
-function show(text, stream) {
-  const node = document.createElement("span")
-  if (stream === "stderr") node.className = "stderr"
-  node.textContent = text + "\n"
-  output.appendChild(node)
-  lines.push({text, stream, node})
-  if (window.pep671FirstOutputMs === undefined) {
-    window.pep671FirstOutputMs = performance.now()
-  }
+const show = (text, stream) => output.show(text, stream)
+
+// A message that stays above the code until dismissed (a share link that cannot be read).
+function tell(text) {
+  notice.querySelector("span").textContent = text
+  notice.hidden = false
 }
+notice.querySelector("button").addEventListener("click", () => { notice.hidden = true })
 
 // --- errors in place -------------------------------------------------------------
 
@@ -114,6 +155,7 @@ function frames(texts) {
 // After a run: the innermost frame of the user's code is marked with the error's last
 // line as its message, and each frame line of the output is a link to its place.
 function placeErrors(exitCode) {
+  const lines = output.lines
   const texts = lines.map((l) => l.text)
   const found = frames(texts)
   for (const frame of found) {
@@ -136,8 +178,8 @@ function placeErrors(exitCode) {
 function newWorker() {
   worker = new Worker("worker.js", {type: "module"})
   worker.onmessage = ({data}) => {
-    if (data.kind === "line") show(data.text, data.stream)
-    else if (finish) finish(data.code)
+    if (data.kind === "output") output.add(data.chunks, data.lines)
+    else if (finish) finish(data.code, data)
   }
   worker.onerror = (event) => {
     show(`the worker failed: ${event.message}`, "stderr")
@@ -150,37 +192,64 @@ function busy(running) {
   stop.disabled = !running
 }
 
+// The time limit (the menu beside Stop), in seconds; 0: none.
+const timeLimit = () => Number(limit.value)
+
 function press(kind) {
-  output.textContent = ""
-  lines = []
+  output.reset()
   status.textContent = "running…"
   lastButton = kind
+  again = editedInRun = false
   busy(true)
   showErrors(view, [])
   const args = kind === "run" ? ["/main.py"] : ["-c", SHOW, kind]
   const t0 = performance.now()
+  const seconds = timeLimit()
+  const clock = setInterval(() => {
+    const s = Math.floor((performance.now() - t0) / 1000)
+    if (seconds && s >= seconds) {
+      halt(`(stopped: the time limit of ${seconds} s; the menu beside Stop changes it)`)
+    } else if (!again) {
+      status.textContent = `running… ${s} s` + (seconds ? ` (time limit ${seconds} s)` : "")
+    }
+  }, 250)
   return new Promise((resolve) => {
-    finish = (exitCode) => {
+    finish = (exitCode, result = {}) => {
       finish = null
+      clearInterval(clock)
+      output.finish(result.lines)
       const ms = Math.round(performance.now() - t0)
-      status.textContent = `${kind === "run" ? "ran" : kind} in ${ms} ms` +
-        (exitCode ? `, exit status ${exitCode}` : "")
+      const notes = [`${kind === "run" ? "ran" : kind} in ${ms} ms` +
+                     (exitCode ? `, exit status ${exitCode}` : "")]
+      if (result.lines > MAX_LINES) notes.push(`${result.lines.toLocaleString("en")} lines written`)
+      if (output.lines.some((l) => l.text.startsWith("EOFError: EOF when reading a line"))) {
+        notes.push("input() reads an empty stdin here: the page has no keyboard input")
+      }
+      if (editedInRun && !again) notes.push("the code was edited during the run: Ctrl+Enter runs it")
+      status.textContent = notes.join("; ")
       if (exitCode !== "stopped") placeErrors(exitCode)
-      output.dataset.exitCode = String(exitCode)
-      output.dataset.runs = String(Number(output.dataset.runs || 0) + 1)
+      outputPane.dataset.exitCode = String(exitCode)
+      outputPane.dataset.runs = String(Number(outputPane.dataset.runs || 0) + 1)
+      if (result.wait) outputPane.dataset.wait = result.wait
       busy(false)
       resolve()
+      if (again) press("run")
     }
-    worker.postMessage({module, stdlib, code: getCode(view), args})
+    worker.postMessage({module, stdlib, code: getCode(view), args, maxLines: MAX_LINES})
   })
 }
 
-stop.addEventListener("click", () => {
+// Ends the run in progress: the worker is terminated, and a new one waits for the next.
+function halt(message) {
+  if (!finish) return
   worker.terminate()
   newWorker()
-  show("(stopped)", "stderr")
-  if (finish) finish("stopped")
-})
+  show(message, "stderr")
+  again = false
+  finish("stopped")
+}
+
+stop.addEventListener("click", () => halt("(stopped)"))
 
 // --- share links -----------------------------------------------------------------
 
@@ -221,7 +290,17 @@ async function fromFragment(hash) {
   const bytes = await through(fromBase64url(params.get("code")),
                               new DecompressionStream("deflate-raw"))
   const button = BUTTONS.includes(params.get("run")) ? params.get("run") : "run"
-  return {code: new TextDecoder().decode(bytes), button}
+  return {code: new TextDecoder("utf-8", {fatal: true}).decode(bytes), button}
+}
+
+// A fragment's code, or null; a link that cannot be read is said above the code (and
+// loads nothing).
+function linkCode(hash) {
+  return fromFragment(hash).catch((error) => {
+    tell(`This link's code could not be read (cut short when it was copied?): ${error}. ` +
+         "Nothing was loaded from it.")
+    return null
+  })
 }
 
 share.addEventListener("click", async () => {
@@ -234,9 +313,11 @@ share.addEventListener("click", async () => {
     await navigator.clipboard.writeText(url)
     status.textContent = `link copied (${url.length} characters)`
   } catch {
-    status.textContent = "copy the link from the box beside Share"
+    status.textContent = "copy the link from the box below Share"
   }
 })
+// the box is over the panes, not above them: it goes when it loses the focus
+shareLink.addEventListener("blur", () => { shareLink.hidden = true })
 
 // --- examples --------------------------------------------------------------------
 
@@ -254,12 +335,22 @@ async function loadExamples() {
     })
     examples.appendChild(optgroup)
   }
-  examples.addEventListener("change", () => {
-    if (examples.value === "") return
-    setCode(view, list[Number(examples.value)].code)
+  examples.addEventListener("change", async () => {
+    const chosen = examples.value
+    // back to "Examples…", so that choosing the same one again loads it again
+    examples.value = ""
+    if (chosen === "") return
+    setCode(view, chosen === "tour" ? await tourCode() : list[Number(chosen)].code)
     if (ready && !finish) press("run")
   })
   return list
+}
+
+let tourText = null
+const tourCode = async () => tourText ??= await fetch("tour.py").then((r) => r.text())
+
+function keptCode() {
+  try { return localStorage.getItem(KEPT) } catch { return null }
 }
 
 // --- loading ---------------------------------------------------------------------
@@ -285,20 +376,25 @@ window.__pep671 = {
   diagnostics: () => diagnostics(view),
   cursor: () => cursor(view),
   shareUrl: (code, button = "run") => shareUrl(code, button),
+  setTimeLimit: (seconds) => {
+    const option = [...limit.options].find((o) => o.value === String(seconds)) ??
+      limit.appendChild(new Option(`${seconds} s`, String(seconds)))
+    limit.value = option.value
+  },
 }
 
 async function load() {
   const [wasm, zip, start, list] = await Promise.all([
     fetchGzipped("python.wasm.gz"),
     fetchGzipped("lib/python313.zip.gz"),
-    fromFragment(window.location.hash).catch((error) => {
-      show(`the link's code could not be read: ${error}`, "stderr")
-      return null
-    }),
+    linkCode(window.location.hash),
     loadExamples(),
   ])
-  const tour = start ?? {code: await fetch("tour.py").then((r) => r.text()), button: "run"}
-  setCode(view, tour.code)
+  // the link's code, else the code kept from the last visit (not run), else the tour
+  const kept = start ? null : keptCode()
+  const first = start ?? (kept !== null ? {code: kept, button: null}
+    : {code: await tourCode(), button: "run"})
+  setCode(view, first.code)
   window.pep671EditorMs = performance.now()
   window.__pep671.examples = list
   module = await WebAssembly.compile(wasm)
@@ -310,15 +406,17 @@ async function load() {
   for (const button of buttons) {
     button.addEventListener("click", () => press(button.id))
   }
+  busy(false)
   share.disabled = false
-  await press(tour.button)
+  if (first.button) await press(first.button)
+  else status.textContent = "your code from your last visit (Examples → The tour brings the tour back)"
   status.textContent = `python.wasm loaded in ${loadedMs} ms; ` + status.textContent
   window.pep671Ready = true
 }
 
 // A link pasted into this tab's address bar changes only the fragment: load it too.
 window.addEventListener("hashchange", async () => {
-  const start = await fromFragment(window.location.hash).catch(() => null)
+  const start = await linkCode(window.location.hash)
   if (!start || !ready || start.code === getCode(view)) return
   setCode(view, start.code)
   if (!finish) press(start.button)

@@ -51,13 +51,13 @@ from tools.paths import (BUILD, CPYTHON_VERSION, DIST, PATCHES, PLAYGROUND, PLAY
 NPM_DIR = BUILD / "playground-npm"
 SHIM = Path("node_modules/@bjorn3/browser_wasi_shim")
 ESBUILD = Path("node_modules/esbuild/bin/esbuild")
-PAGE_FILES = ("index.html", "worker.js")
-BUNDLED = ("playground.js", "editor.js")   # bundled into one playground.js
+PAGE_FILES = ("index.html", "worker.js", "poll.js", "favicon.svg")
+BUNDLED = ("playground.js", "editor.js", "output.js")  # bundled into one playground.js
 LICENSES = "playground.js.LICENSES.txt"     # beside it: the bundled packages' licenses
 TOUR = REPO / "examples" / "tour.py"
 PEP_TEXT = REPO / "PEP" / "pep-0671.rst"
 BROWSER_PACKAGES = ["chromium"]
-TEST_FILES = [TESTS / "test_wasm.py", TESTS / "test_playground.py"]
+TEST_FILES = [TESTS / "test_wasm.py", TESTS / "test_playground.py", TESTS / "playground"]
 
 
 def npm_install() -> Path:
