@@ -7,7 +7,7 @@ pin.toml's [test] commands run this at the top of the patched tree:
 1. the package's own tests (`npm test`: `mocha test/test-*.js`, which runs the cases of
    test/*.txt through @lezer/generator's fileTests, and the incremental parsing test),
    on the patched tree built by its own build script (build.py, with the toolchain of
-   toolchain/package-lock.json from CACHE): the release's 47 tests and the 5 cases the
+   toolchain/package-lock.json from CACHE): the release's 47 tests and the 8 cases the
    patch adds;
 2. the stock tree (this one with late-defaults.patch reversed) built the same way: its
    dist/ must be the release's, byte for byte (the toolchain is the one the release was
