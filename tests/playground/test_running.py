@@ -188,13 +188,19 @@ def test_input_shows_its_prompt_before_the_eof_error(page: Page) -> None:
 SLOW = "import time\ntime.sleep(1)\nprint('first')\n"
 
 
-def test_ctrl_enter_during_a_run_runs_the_edited_code_after_it(page: Page) -> None:
+def edit_during_a_run(page: Page, code: str) -> int:
+    """Run SLOW, and set the code to code while it runs: the run count before."""
     before = runs(page)
     set_code(page, SLOW)
     page.click("#run")
     page.wait_for_function("document.getElementById('status').textContent"
                            ".startsWith('running')")
-    set_code(page, "print('second')\n")
+    set_code(page, code)
+    return before
+
+
+def test_ctrl_enter_during_a_run_runs_the_edited_code_after_it(page: Page) -> None:
+    before = edit_during_a_run(page, "print('second')\n")
     page.click(".cm-content")
     page.keyboard.press("Control+Enter")
     assert "runs when this run ends" in page.inner_text("#status")
@@ -204,12 +210,7 @@ def test_ctrl_enter_during_a_run_runs_the_edited_code_after_it(page: Page) -> No
 
 
 def test_an_edit_during_a_run_is_told(page: Page) -> None:
-    before = runs(page)
-    set_code(page, SLOW)
-    page.click("#run")
-    page.wait_for_function("document.getElementById('status').textContent"
-                           ".startsWith('running')")
-    set_code(page, "print('edited')\n")
+    before = edit_during_a_run(page, "print('edited')\n")
     wait_for_run(page, before)
     assert page.inner_text("#output").strip() == "first"
     assert "edited during the run: Ctrl+Enter runs it" in page.inner_text("#status")
