@@ -31,6 +31,7 @@ const share = $("share")
 const shareLink = $("share-link")
 const examples = $("examples")
 const limit = $("limit")
+const formatButton = $("format")
 const notice = $("notice")
 const KEPT = "pep671-playground:code"   // localStorage: the code, kept across reloads
 
@@ -74,6 +75,22 @@ for name, function in functions:
         print(f"{name}{inspect.signature(function)}")
 `
 
+// What the check while typing runs: the code compiled, not run; its SyntaxError as JSON.
+const CHECK = `
+import json
+try:
+    with open("/main.py", encoding="utf-8") as f:
+        compile(f.read(), "/main.py", "exec")
+except SyntaxError as error:
+    same = error.end_lineno == error.lineno and (error.end_offset or 0) > (error.offset or 0)
+    print(json.dumps({"line": error.lineno or 1, "column": error.offset,
+                      "endColumn": error.end_offset if same else None,
+                      "message": f"{type(error).__name__}: {error.msg}"}))
+else:
+    print("null")
+`
+const CHECK_PAUSE_MS = 600
+
 let module = null
 let stdlib = null
 let worker = null
@@ -100,8 +117,100 @@ function keep() {
 }
 const view = createEditor($("editor"), {
   onRun: runNow,
-  onChange: () => { if (finish) editedInRun = true; keep() },
+  onChange: () => { if (finish) editedInRun = true; keep(); checkSoon() },
 })
+
+// --- diagnostics while typing: the interpreter compiles the code after a pause -------
+
+let checker = null       // a worker of its own, so that a run and a check do not wait
+let checking = false     // a check is in progress
+let checkTimer = 0
+let checkMarks = false   // the marks shown are a check's (a clean check takes them away)
+let lastCheck = null     // {code, error} of the last check applied (for the tests)
+
+function checkSoon() {
+  clearTimeout(checkTimer)
+  checkTimer = setTimeout(check, CHECK_PAUSE_MS)
+}
+
+// Runs args in worker (a worker of its own, beside the runs'), with more files for
+// /lib: its stdout and stderr, and its exit status.
+function runAside(worker, code, args, lib = {}) {
+  return new Promise((resolve) => {
+    const out = {stdout: "", stderr: ""}
+    worker.onmessage = ({data}) => {
+      if (data.kind === "output") {
+        for (const [stream, chunk] of data.chunks) out[stream] += chunk
+      } else resolve({...out, code: data.code})
+    }
+    worker.postMessage({module, stdlib, code, args, lib, maxLines: 1e9})
+  })
+}
+
+async function check() {
+  if (!ready) return
+  if (checking) return checkSoon()
+  const code = getCode(view)
+  checking = true
+  checker ??= new Worker("worker.js", {type: "module"})
+  const {stdout} = await runAside(checker, code, ["-c", CHECK])
+  checking = false
+  // a check of code that has changed since, or that a run is marking, shows nothing
+  if (code !== getCode(view) || finish) return
+  let error = null
+  try { error = JSON.parse(stdout.trim().split("\n").pop()) } catch { return }
+  if (error) {
+    showErrors(view, [error])
+    checkMarks = true
+  } else if (checkMarks) {
+    showErrors(view, [])
+    checkMarks = false
+  }
+  lastCheck = {code, error}
+}
+
+// --- Format: the patched black (ecosystem/patched/black), in the worker ---------------
+
+const FORMAT = `
+import sys, types, zipfile
+# black reads its grammar files from a directory
+zipfile.ZipFile("/lib/black.zip").extractall("/tmp/site")
+sys.path.insert(0, "/tmp/site")
+# platformdirs asks os for a user id, which WASI has not; black's cache is not used here
+sys.modules["platformdirs"] = types.SimpleNamespace(user_cache_dir=lambda *a, **k: "/tmp")
+import black
+with open("/main.py", encoding="utf-8") as f:
+    source = f.read()
+try:
+    print(black.format_str(source, mode=black.Mode()), end="")
+except Exception as error:   # InvalidInput, or blib2to3's ParseError
+    sys.exit(f"black cannot format this code: {type(error).__name__}: {error}")
+`
+let formatter = null
+let blackZip = null
+
+async function format() {
+  const code = getCode(view)
+  formatButton.disabled = true
+  status.textContent = "formatting with black…"
+  try {
+    blackZip ??= new Uint8Array(await fetchGzipped("lib/black.zip.gz"))
+    formatter ??= new Worker("worker.js", {type: "module"})
+    const {stdout, stderr, code: exit} = await runAside(formatter, code, ["-c", FORMAT],
+                                                       {"black.zip": blackZip})
+    if (exit !== 0) {
+      status.textContent = stderr.trim().split("\n")[0] || `black: exit status ${exit}`
+    } else if (getCode(view) !== code) {
+      status.textContent = "the code changed while black formatted it: Format again"
+    } else {
+      if (stdout !== code) setCode(view, stdout)
+      status.textContent = stdout === code ? "black: nothing to change" : "formatted by black"
+    }
+  } finally {
+    formatButton.disabled = false
+    formatButton.dataset.formats = String(Number(formatButton.dataset.formats || 0) + 1)
+  }
+}
 // Ctrl+Enter (Cmd+Enter) runs from anywhere on the page, not only in the editor
 document.addEventListener("keydown", (event) => {
   if (event.key === "Enter" && (event.ctrlKey || event.metaKey) && !view.hasFocus) {
@@ -199,7 +308,7 @@ function press(kind) {
   output.reset()
   status.textContent = "running…"
   lastButton = kind
-  again = editedInRun = false
+  again = editedInRun = checkMarks = false
   busy(true)
   showErrors(view, [])
   const args = kind === "run" ? ["/main.py"] : ["-c", SHOW, kind]
@@ -375,6 +484,7 @@ window.__pep671 = {
   markedLines: () => markedErrors(view),
   diagnostics: () => diagnostics(view),
   cursor: () => cursor(view),
+  lastCheck: () => lastCheck,
   shareUrl: (code, button = "run") => shareUrl(code, button),
   setTimeLimit: (seconds) => {
     const option = [...limit.options].find((o) => o.value === String(seconds)) ??
@@ -408,8 +518,11 @@ async function load() {
   }
   busy(false)
   share.disabled = false
+  formatButton.disabled = false
+  formatButton.addEventListener("click", format)
   if (first.button) await press(first.button)
-  else status.textContent = "your code from your last visit (Examples → The tour brings the tour back)"
+  else checkSoon()
+  if (!first.button) status.textContent = "your code from your last visit (Examples → The tour brings the tour back)"
   status.textContent = `python.wasm loaded in ${loadedMs} ms; ` + status.textContent
   window.pep671Ready = true
 }

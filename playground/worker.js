@@ -1,6 +1,7 @@
 // Runs one python.wasm instance per message, off the page's thread, so that output shows
 // as it comes and an endless loop can be stopped (the page terminates this worker).
-// In: {module (WebAssembly.Module), stdlib (Uint8Array), code (string), args, maxLines}.
+// In: {module (WebAssembly.Module), stdlib (Uint8Array), code (string), args, maxLines,
+// lib (optional: more files for /lib, {name: Uint8Array})}.
 // Out: {kind: "output", chunks: [[stream, text], ...], lines} as written, but at most 20
 // messages in 40 ms (a flood is sent in batches: the rest when the next 40 ms begin, or
 // before a sleep), in the order the streams were written; past maxLines newlines no more
@@ -54,7 +55,7 @@ function outputs(maxLines) {
           lines: () => lines};
 }
 
-async function run({module, stdlib, code, args, maxLines}) {
+async function run({module, stdlib, code, args, maxLines, lib = {}}) {
   const out = outputs(maxLines);
   const fds = [
     new OpenFile(new File([])),
@@ -62,7 +63,9 @@ async function run({module, stdlib, code, args, maxLines}) {
     out.stderr,
     new PreopenDirectory("/", [
       ["main.py", new File(new TextEncoder().encode(code))],
-      ["lib", new Directory([["python313.zip", new File(stdlib, {readonly: true})]])],
+      ["lib", new Directory([["python313.zip", new File(stdlib, {readonly: true})],
+                             ...Object.entries(lib).map(([name, bytes]) =>
+                               [name, new File(bytes, {readonly: true})])])],
       ["tmp", new Directory([])],
     ]),
   ];

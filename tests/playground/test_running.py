@@ -11,8 +11,8 @@ from collections.abc import Iterator
 import pytest
 from playwright.sync_api import Browser, Page
 
-from tests.test_playground import (LOAD_TIMEOUT_MS, QuietHandler, get_code, run, runs, serve,
-                                   set_code, wait_for_run)
+from tests.test_playground import (LOAD_TIMEOUT_MS, QuietHandler, compile_error, get_code, run,
+                                   runs, serve, set_code, wait_for_run)
 
 SLEEP = ("import time\n"
          "t = time.monotonic()\n"
@@ -215,3 +215,63 @@ def test_an_edit_during_a_run_is_told(page: Page) -> None:
     assert page.inner_text("#output").strip() == "first"
     assert "edited during the run: Ctrl+Enter runs it" in page.inner_text("#status")
     assert get_code(page) == "print('edited')\n"
+
+
+# --- diagnostics while typing --------------------------------------------------------
+
+def checked(page: Page, code: str) -> dict | None:
+    """The error that the check while typing found in code (None: none), once it is
+    applied."""
+    page.wait_for_function("code => window.__pep671.lastCheck()?.code === code", arg=code,
+                           timeout=LOAD_TIMEOUT_MS)
+    return page.evaluate("window.__pep671.lastCheck().error")
+
+
+def test_a_syntax_error_is_marked_while_typing(page: Page) -> None:
+    set_code(page, "def g(x, y=>x):\n    return y\n\n")
+    before = runs(page)
+    page.click(".cm-content")
+    page.keyboard.press("Control+End")
+    page.keyboard.type("z = g(1) +")
+    code = get_code(page)
+    assert code.endswith("\nz = g(1) +")
+    native = compile_error(code)
+    error = checked(page, code)
+    assert error is not None
+    assert error["message"] == f"SyntaxError: {native.msg}"
+    [diagnostic] = page.evaluate("window.__pep671.diagnostics()")
+    assert (diagnostic["line"], diagnostic["column"]) == (native.lineno, native.offset)
+    assert page.evaluate("window.__pep671.markedLines()") == [native.lineno]
+    # an accepted `=>` is no error: finishing the line takes the mark away
+    page.keyboard.type(" 1")
+    assert checked(page, get_code(page)) is None
+    assert page.evaluate("window.__pep671.diagnostics()") == []
+    assert runs(page) == before   # checked, never run
+
+
+# --- Format: the patched black, in the worker ----------------------------------------
+
+def press_format(page: Page) -> None:
+    before = int(page.get_attribute("#format", "data-formats") or 0)
+    page.click("#format")
+    page.wait_for_function(f"Number(document.getElementById('format').dataset.formats) > "
+                           f"{before}", timeout=LOAD_TIMEOUT_MS)
+
+
+def test_format_keeps_late_defaults(page: Page) -> None:
+    set_code(page, "def f(a,hi=>len(a),*,k  =>  [hi]):\n  return   hi\n"
+                   "g=lambda a,n=>len(a):a[:n]\n")
+    before = runs(page)
+    t0 = time.monotonic()
+    press_format(page)
+    print(f"\nFormat (black, the first time: its zip fetched): {time.monotonic() - t0:.1f} s")
+    assert get_code(page) == ("def f(a, hi=>len(a), *, k=>[hi]):\n    return hi\n\n\n"
+                              "g = lambda a, n=>len(a): a[:n]\n")
+    assert page.inner_text("#status") == "formatted by black"
+    press_format(page)
+    assert page.inner_text("#status") == "black: nothing to change"
+    set_code(page, "def f(a, hi=>):\n    pass\n")
+    press_format(page)
+    assert page.inner_text("#status").startswith("black cannot format this code: ")
+    assert get_code(page) == "def f(a, hi=>):\n    pass\n"
+    assert runs(page) == before

@@ -5,11 +5,12 @@
   python3 -m tools.docs.playground dist [--only-if-built]
                           -> build/dist/pep671-playground-VERSION.tar.xz (make dist)
 
-build writes the page: playground/index.html and worker.js as they are; playground.js
+build writes the page: playground/index.html, worker.js and poll.js as they are; playground.js
 with editor.js and CodeMirror 6 bundled into one playground.js by esbuild; examples/tour.py
 (the code the editor starts with); examples.json (the examples menu, made from the
 tour's sections and the PEP's examples); python.wasm and lib/python313.zip (make wasm)
-gzipped; and the WASI shim, @bjorn3/browser_wasi_shim. The npm packages (CodeMirror,
+gzipped; lib/black.zip.gz (the Format button: the patched black of ecosystem/patched/
+and its dependencies); and the WASI shim, @bjorn3/browser_wasi_shim. The npm packages (CodeMirror,
 the shim, esbuild) are those of playground/package-lock.json, at exact versions (`npm
 ci` in build/playground-npm, only when the lock changed). CodeMirror's Python grammar,
 @lezer/python, is the patched one of ecosystem/patched/lezer-python, built by the
@@ -349,6 +350,50 @@ def examples() -> list[dict[str, str]]:
     return [*tour_examples(), *pep_examples()]
 
 
+# --- the Format button: the patched black, in pure Python, for python.wasm ----------
+
+# black's run-time dependencies (pure Python wheels), at ecosystem/constraints.txt's pins
+FORMATTER_DEPENDENCIES = ("click", "mypy_extensions", "packaging", "pathspec")
+FORMATTER_DIR = NPM_DIR / "formatter"
+
+
+def formatter_zip() -> Path:
+    """build/playground-npm/formatter/black.zip: the patched black and pytokens of
+    ecosystem/patched/ (the wheels make ecosystem builds, kept per user) with black's
+    dependencies (pip download, pinned by ecosystem/constraints.txt), their .py files
+    and grammars stored (python.wasm has no zlib), for the worker to unpack and import.
+    platformdirs is left out: it asks os for a user id, which WASI has not (the format
+    script stands in for it). Made again when a wheel changes."""
+    import zipfile
+    from tools.ecosystem.manifest import CONSTRAINTS, THIRD_PARTY, load_tool, \
+        requirement_versions
+    from tools.ecosystem.venvs import Layout, tool_wheel
+    wheels = [tool_wheel(Path(sys.executable), load_tool(THIRD_PARTY / name), "patched",
+                         Layout()) for name in ("black", "pytokens")]
+    pins = requirement_versions(CONSTRAINTS)
+    wanted = [f"{name}=={pins[name.replace('_', '-')]}" for name in FORMATTER_DEPENDENCIES]
+    deps = FORMATTER_DIR / "wheels"
+    key = hashlib.sha256("\0".join([*wanted, *(w.name for w in wheels),
+                                     *(sha256_file(w) for w in wheels)]).encode()).hexdigest()
+    out, stamp = FORMATTER_DIR / "black.zip", FORMATTER_DIR / ".inputs-sha256"
+    if out.is_file() and stamp.is_file() and stamp.read_text().strip() == key:
+        return out
+    shutil.rmtree(FORMATTER_DIR, ignore_errors=True)
+    deps.mkdir(parents=True)
+    say(f"[playground] pip download {' '.join(wanted)} (black's dependencies, for Format)")
+    run([sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--only-binary",
+         ":all:", "--dest", str(deps), *wanted], capture=True)
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_STORED) as packed:
+        for wheel in sorted([*wheels, *deps.glob("*.whl")]):
+            with zipfile.ZipFile(wheel) as whl:
+                for name in sorted(whl.namelist()):
+                    if ".dist-info/" not in name and name.endswith((".py", ".txt")):
+                        packed.writestr(zipfile.ZipInfo(name, (2025, 6, 11, 12, 0, 0)),
+                                        whl.read(name))
+    stamp.write_text(key + "\n")
+    return out
+
+
 def gzip_to(source: Path, target: Path) -> None:
     with open(source, "rb") as src, open(target, "wb") as raw, \
             gzip.GzipFile(fileobj=raw, mode="wb", compresslevel=9, mtime=0,
@@ -362,6 +407,7 @@ def build() -> Path:
             raise ToolError(f"{shown(need)} is missing (run `make wasm`)")
     shim = npm_install()
     bundled = bundle(patched_lezer_python())
+    formatter = formatter_zip()
     t0 = time.monotonic()
     out = PLAYGROUND_OUT
     if out.exists():
@@ -379,6 +425,7 @@ def build() -> Path:
     # plain static server sends them as they are
     gzip_to(WASM_PYTHON, out / "python.wasm.gz")
     gzip_to(WASM_LIB / "python313.zip", out / "lib" / "python313.zip.gz")
+    gzip_to(formatter, out / "lib" / "black.zip.gz")   # fetched when Format is first pressed
     for path in [*(shim / "dist").glob("*.js"), *shim.glob("LICENSE-*")]:
         shutil.copy2(path, out / "vendor" / "browser_wasi_shim" / path.name)
     size = sum(p.stat().st_size for p in out.rglob("*") if p.is_file())
