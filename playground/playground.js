@@ -105,7 +105,7 @@ function runNow() {
   if (!ready) return
   if (!finish) return press("run")
   again = true
-  status.textContent = "running… (Ctrl+Enter again: the code as it is now runs when this run ends)"
+  status.textContent = "running… (Ctrl+Enter: the code as it is now runs when this run ends)"
 }
 
 let keepTimer = 0
@@ -143,6 +143,7 @@ function runAside(worker, code, args, lib = {}) {
         for (const [stream, chunk] of data.chunks) out[stream] += chunk
       } else resolve({...out, code: data.code})
     }
+    worker.onerror = (event) => resolve({...out, stderr: String(event.message), code: -1})
     worker.postMessage({module, stdlib, code, args, lib, maxLines: 1e9})
   })
 }
@@ -206,6 +207,8 @@ async function format() {
       if (stdout !== code) setCode(view, stdout)
       status.textContent = stdout === code ? "black: nothing to change" : "formatted by black"
     }
+  } catch (error) {
+    status.textContent = `black could not be loaded: ${error}`
   } finally {
     formatButton.disabled = false
     formatButton.dataset.formats = String(Number(formatButton.dataset.formats || 0) + 1)

@@ -76,17 +76,17 @@ async function run({module, stdlib, code, args, maxLines, lib = {}}) {
   wasi.wasiImport.poll_oneoff = pollOneoff(wait, () => instance.exports.memory, out.flush);
   instance = await WebAssembly.instantiate(module, {wasi_snapshot_preview1: wasi.wasiImport});
   wasi.inst = instance;
-  let code_ = 0;
+  let status = 0;
   try {
     if (wait === "jspi") await WebAssembly.promising(instance.exports._start)();
     else instance.exports._start();
   } catch (error) {
     if (!(error instanceof WASIProcExit)) throw error;
-    code_ = error.code;
+    status = error.code;
   } finally {
     out.flush();
   }
-  return {code: code_, lines: out.lines(), wait};
+  return {code: status, lines: out.lines(), wait};
 }
 
 onmessage = async (event) => {

@@ -43,8 +43,8 @@ from typing import Any
 
 from tools.build import deps, pq, wasm
 from tools.build.install import write_sha256sums
-from tools.common import (ToolError, built_python, ensure_venv, exits_on_tool_error, rel, run,
-                          say, scrubbed_env, sha256_file)
+from tools.common import (ToolError, built_python, create_venv, ensure_venv,
+                          exits_on_tool_error, rel, run, say, scrubbed_env, sha256_file)
 from tools.paths import (BUILD, CPYTHON_VERSION, DIST, PATCHES, PLAYGROUND, PLAYGROUND_OUT,
                          PYTHON, REPO, TEST_REQUIREMENTS, TESTS, TREE, VENV, WASM_LIB, WASM_OUT,
                          WASM_PYTHON, shown)
@@ -360,7 +360,8 @@ FORMATTER_DIR = NPM_DIR / "formatter"
 def formatter_zip() -> Path:
     """build/playground-npm/formatter/black.zip: the patched black and pytokens of
     ecosystem/patched/ (the wheels make ecosystem builds, kept per user) with black's
-    dependencies (pip download, pinned by ecosystem/constraints.txt), their .py files
+    dependencies (pip download, pinned by ecosystem/constraints.txt; pip of a venv of
+    ./python in build/playground-npm/pip-venv), their .py files
     and grammars stored (python.wasm has no zlib), for the worker to unpack and import.
     platformdirs is left out: it asks os for a user id, which WASI has not (the format
     script stands in for it). Made again when a wheel changes."""
@@ -368,8 +369,10 @@ def formatter_zip() -> Path:
     from tools.ecosystem.manifest import CONSTRAINTS, THIRD_PARTY, load_tool, \
         requirement_versions
     from tools.ecosystem.venvs import Layout, tool_wheel
-    wheels = [tool_wheel(Path(sys.executable), load_tool(THIRD_PARTY / name), "patched",
-                         Layout()) for name in ("black", "pytokens")]
+    # pip from a venv of ./python (the machine's python3 may have none)
+    pip_python = create_venv(built_python(PYTHON), NPM_DIR / "pip-venv")
+    wheels = [tool_wheel(pip_python, load_tool(THIRD_PARTY / name), "patched", Layout())
+              for name in ("black", "pytokens")]
     pins = requirement_versions(CONSTRAINTS)
     wanted = [f"{name}=={pins[name.replace('_', '-')]}" for name in FORMATTER_DEPENDENCIES]
     deps = FORMATTER_DIR / "wheels"
@@ -381,7 +384,7 @@ def formatter_zip() -> Path:
     shutil.rmtree(FORMATTER_DIR, ignore_errors=True)
     deps.mkdir(parents=True)
     say(f"[playground] pip download {' '.join(wanted)} (black's dependencies, for Format)")
-    run([sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--only-binary",
+    run([str(pip_python), "-m", "pip", "download", "--quiet", "--no-deps", "--only-binary",
          ":all:", "--dest", str(deps), *wanted], capture=True)
     with zipfile.ZipFile(out, "w", zipfile.ZIP_STORED) as packed:
         for wheel in sorted([*wheels, *deps.glob("*.whl")]):
