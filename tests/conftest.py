@@ -19,7 +19,7 @@ from tools.paths import REPO
 # chromium: `make playground-test` builds those, then runs them (tools.docs.playground sets
 # PEP671_PLAYGROUND_TEST=1). `make pytest` does not collect them.
 if os.environ.get("PEP671_PLAYGROUND_TEST") != "1":
-    collect_ignore = ["test_wasm.py", "test_playground.py"]
+    collect_ignore = ["test_wasm.py", "test_playground.py", "playground"]
 
 def tool(name: str, *args: str, env: dict[str, str] | None = None,
          cwd: Path | None = None) -> subprocess.CompletedProcess[str]:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 
 from playwright.sync_api import Browser, Page
+from tests.test_playground import browser, page, site  # noqa: F401  (fixtures)
 
 from tests.test_playground import (BUILD, LOAD_TIMEOUT_MS, PLAYGROUND_OUT, get_code, run,
                                    runs, set_code, share_link, wait_for_run)

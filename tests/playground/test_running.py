@@ -10,6 +10,7 @@ from collections.abc import Iterator
 
 import pytest
 from playwright.sync_api import Browser, Page
+from tests.test_playground import browser, page, site  # noqa: F401  (fixtures)
 
 from tests.test_playground import (LOAD_TIMEOUT_MS, QuietHandler, compile_error, get_code, run,
                                    runs, serve, set_code, wait_for_run)
