@@ -14,11 +14,13 @@
 // Output is put on the page once per animation frame and cut after MAX_LINES lines
 // (output.js), a run is stopped after the time limit chosen beside Stop, the code is
 // kept in localStorage across reloads, and time.sleep waits without spinning a core
-// (poll.js). docs/playground.md says what the page does and does not do.
+// (poll.js). Compare shows the code as stock Python 3.13 writes it, and both runs
+// (compare.js). docs/playground.md says what the page does and does not do.
 
 import {createEditor, cursor, diagnostics, getCode, markedErrors, moveTo, setCode, showErrors,
         syntaxReport} from "./editor.js"
 import {MAX_LINES, Output} from "./output.js"
+import {Compare} from "./compare.js"
 
 const started = performance.now()
 const $ = (id) => document.getElementById(id)
@@ -33,6 +35,8 @@ const examples = $("examples")
 const limit = $("limit")
 const formatButton = $("format")
 const notice = $("notice")
+const compareButton = $("compare")
+const comparePanel = $("compare-panel")
 const KEPT = "pep671-playground:code"   // localStorage: the code, kept across reloads
 
 // What the dis and inspect.signature buttons run: the code is executed with its own
@@ -103,7 +107,7 @@ const output = new Output(outputPane)
 
 function runNow() {
   if (!ready) return
-  if (!finish) return press("run")
+  if (!finish && !comparer.running) return press("run")
   again = true
   status.textContent = "running… (Ctrl+Enter: the code as it is now runs when this run ends)"
 }
@@ -300,14 +304,21 @@ function newWorker() {
 }
 
 function busy(running) {
-  for (const button of buttons) button.disabled = running
+  for (const button of [...buttons, compareButton]) button.disabled = running
   stop.disabled = !running
+}
+
+// The right-hand pane: the output of a run, or the Compare view.
+function showPane(name) {
+  outputPane.hidden = name !== "output"
+  comparePanel.hidden = name !== "compare"
 }
 
 // The time limit (the menu beside Stop), in seconds; 0: none.
 const timeLimit = () => Number(limit.value)
 
 function press(kind) {
+  showPane("output")
   output.reset()
   status.textContent = "running…"
   lastButton = kind
@@ -361,7 +372,37 @@ function halt(message) {
   finish("stopped")
 }
 
-stop.addEventListener("click", () => halt("(stopped)"))
+stop.addEventListener("click", () => comparer.running ? comparer.stop() : halt("(stopped)"))
+
+// --- Compare: the code as stock 3.13 writes it, and both runs (compare.js) ---------
+
+let lbdefaultsZip = null
+const comparer = new Compare(comparePanel, {
+  module: () => module,
+  stdlib: () => stdlib,
+  lib: async () => lbdefaultsZip ??= new Uint8Array(await fetchGzipped("lib/lbdefaults.zip.gz")),
+  showCode: SHOW,
+  timeLimit,
+  status,
+})
+
+async function compare(mode) {
+  if (!ready || finish || comparer.running) return
+  showPane("compare")
+  showErrors(view, [])
+  busy(true)
+  status.textContent = "comparing…"
+  try {
+    await comparer.run(getCode(view), mode)
+  } catch (error) {
+    status.textContent = `the comparison failed: ${error}`
+  } finally {
+    busy(false)
+  }
+}
+$("compare-mode").addEventListener("click", () =>
+  compare(comparer.mode === "dis" ? "output" : "dis"))
+$("compare-close").addEventListener("click", () => showPane("output"))
 
 // --- share links -----------------------------------------------------------------
 
@@ -453,7 +494,7 @@ async function loadExamples() {
     examples.value = ""
     if (chosen === "") return
     setCode(view, chosen === "tour" ? await tourCode() : list[Number(chosen)].code)
-    if (ready && !finish) press("run")
+    if (ready && !finish && !comparer.running) press("run")
   })
   return list
 }
@@ -523,6 +564,7 @@ async function load() {
   share.disabled = false
   formatButton.disabled = false
   formatButton.addEventListener("click", format)
+  compareButton.addEventListener("click", () => compare("output"))
   if (first.button) await press(first.button)
   else checkSoon()
   if (!first.button) status.textContent = "your code from your last visit (Examples → The tour brings the tour back)"
@@ -535,7 +577,7 @@ window.addEventListener("hashchange", async () => {
   const start = await linkCode(window.location.hash)
   if (!start || !ready || start.code === getCode(view)) return
   setCode(view, start.code)
-  if (!finish) press(start.button)
+  if (!finish && !comparer.running) press(start.button)
 })
 
 load().catch((error) => {

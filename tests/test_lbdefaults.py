@@ -11,6 +11,7 @@ import ast
 import dataclasses
 import inspect
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -22,6 +23,7 @@ import pytest
 
 from tools.lbdefaults import analysis, rewrite
 from tools.lbdefaults.cli import SelectionError, analyse, choose
+from tools.paths import BASELINE_PYTHON, PYTHON
 
 REPO = Path(__file__).resolve().parent.parent
 FIXTURES = Path(__file__).resolve().parent / "lbdefaults_fixtures"
@@ -767,3 +769,173 @@ def test_migrate_report_flags_new_failures_and_changed_probes(tmp_path: Path) ->
     with pytest.raises(mc.ToolError, match="not a valid corpus file"):
         (tmp_path / "c.toml").write_text("[runner]\n")
         mc.load_corpus(tmp_path / "c.toml")
+
+
+# --------------------------------------------------------------------------
+# the other direction: `=>` written as the None idiom (the playground's Compare)
+
+LATE = '''\
+import asyncio
+
+
+def bisect_right(a, x, lo=0, hi=>len(a), *, key=None):
+    """The index after the last item <= x."""
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if x < (a[mid] if key is None else key(a[mid])):
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo
+
+
+class Stack:
+    def push(self, item, items: list => [], /):
+        items.append(item)
+        return items
+
+
+def one_line(a, n=>len(a)): return n
+
+
+def only_doc(a, n=>(size := len(a))):
+    "Nothing but this."
+
+
+async def fetch(url, timeout=>await asyncio.sleep(0, 5),
+                tries=>len(url)):
+    global TRIES
+    TRIES = tries
+    return url, timeout, tries
+'''
+
+IDIOM = '''\
+import asyncio
+
+
+def bisect_right(a, x, lo=0, hi=None, *, key=None):
+    """The index after the last item <= x."""
+    if hi is None:
+        hi = len(a)
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if x < (a[mid] if key is None else key(a[mid])):
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo
+
+
+class Stack:
+    def push(self, item, items: list = None, /):
+        if items is None:
+            items = []
+        items.append(item)
+        return items
+
+
+def one_line(a, n=None):
+    if n is None:
+        n = len(a)
+    return n
+
+
+def only_doc(a, n=None):
+    "Nothing but this."
+    if n is None:
+        n = (size := len(a))
+
+
+async def fetch(url, timeout=None,
+                tries=None):
+    global TRIES
+    if timeout is None:
+        timeout = await asyncio.sleep(0, 5)
+    if tries is None:
+        tries = len(url)
+    TRIES = tries
+    return url, timeout, tries
+'''
+
+
+def test_to_sentinel_idiom_writes_each_late_default_as_the_idiom() -> None:
+    stock = rewrite.to_sentinel_idiom(LATE)
+    assert stock.text == IDIOM
+    assert stock.rewritten == 6
+    assert rewrite.count_late_defaults(stock.text) == 0
+    # CRLF stays CRLF, and code without `=>` is left as it is
+    crlf = rewrite.to_sentinel_idiom(LATE.replace("\n", "\r\n")).text
+    assert crlf == IDIOM.replace("\n", "\r\n")
+    assert rewrite.to_sentinel_idiom(IDIOM) == rewrite.SentinelVersion(IDIOM, 0)
+
+
+def test_the_idiom_behaves_as_the_late_defaults_but_for_an_explicit_none() -> None:
+    late, stock = _exec(LATE, "late"), _exec(IDIOM, "stock")
+    for ns in (late, stock):
+        assert ns["bisect_right"]([1, 2, 2, 3], 2) == 3
+        assert ns["bisect_right"]([1, 2, 2, 3], 2, 0, 2) == 2
+        first, second = ns["Stack"]().push(1), ns["Stack"]().push(2)
+        assert (first, second) == ([1], [2]) and first is not second
+        assert ns["one_line"]("abc") == 3
+        assert ns["only_doc"]("abc") is None
+        assert asyncio_run(ns["fetch"]("ab")) == ("ab", 5, 2)
+        assert ns["TRIES"] == 2
+    assert late["one_line"]("abc", None) is None     # `=>`: None is a value
+    assert stock["one_line"]("abc", None) == 3       # the idiom: None is "left out"
+
+
+def asyncio_run(coroutine: Any) -> Any:
+    import asyncio
+    return asyncio.run(coroutine)
+
+
+def test_the_migration_rewrite_takes_the_idiom_back(tmp_path: Path) -> None:
+    source = tmp_path / "_roundtrip.py"
+    source.write_text(IDIOM)
+    found, failed = analyse([source])
+    assert failed == 0
+    (result,) = found
+    assert len(result.candidates) == 6
+    back = rewrite.rewrite_all(IDIOM, result.candidates, annotations=False)
+    # the one-line body comes back on a line of its own
+    assert back == LATE.replace("def one_line(a, n=>len(a)): return n",
+                                "def one_line(a, n=>len(a)):\n    return n")
+
+
+@pytest.mark.parametrize("code, message", [
+    ("def f(a=>b, b=>1):\n    return a\n", "line 1: the default of 'a' reads 'b' before"),
+    ("def f(a, n=>n + 1):\n    return n\n", "the default of 'n' reads 'n' before"),
+    ("double = lambda x, y=>x * 2: y\n", "line 1: a lambda's late-bound default"),
+    ("def f(a=>1):\n    return a +\n", "the code does not compile: line 2: SyntaxError"),
+    ("def f(a=>1):\n    global a\n", "the code does not compile: line 2: SyntaxError: "
+     "name 'a' is parameter and global"),
+    # the check would read `total` above the body's `global total`
+    ("def f(a=>total):\n    if a:\n        global total\n",
+     "the idiom's version would not compile: SyntaxError: name 'total' is used prior to "
+     "global declaration"),
+])
+def test_to_sentinel_idiom_refuses_what_the_idiom_cannot_express(code: str,
+                                                                 message: str) -> None:
+    with pytest.raises(rewrite.RewriteError, match=re.escape(message)):
+        rewrite.to_sentinel_idiom(code)
+
+
+def test_the_idiom_compiles_on_the_fork_as_on_upstream(tmp_path: Path) -> None:
+    """What the playground's Compare says: the stock version, run by the patched
+    interpreter, is upstream 3.13's program. Its code objects are byte for byte those the
+    unpatched baseline compiles, and it prints the same there."""
+    if not BASELINE_PYTHON.exists():
+        pytest.fail(f"{BASELINE_PYTHON} is missing: run `make baseline` (make test builds it)")
+    program = tmp_path / "stock.py"
+    program.write_text(IDIOM + "print(bisect_right([1, 2, 2, 3], 2), one_line('abc', None),"
+                       " Stack().push(1), only_doc('ab'))\n")
+    dump = ("import hashlib, marshal, runpy, sys\n"
+            "source = open(sys.argv[1]).read()\n"
+            "code = compile(source, 'stock.py', 'exec')\n"
+            "print(hashlib.sha256(marshal.dumps(code)).hexdigest())\n"
+            "runpy.run_path(sys.argv[1])\n")
+    outputs = [subprocess.run([str(python), "-c", dump, str(program)], capture_output=True,
+                              text=True, check=True, timeout=60).stdout
+               for python in (PYTHON, BASELINE_PYTHON)]
+    assert outputs[0] == outputs[1]
+    assert outputs[0].splitlines()[1] == "3 3 [1] None"

@@ -10,9 +10,11 @@ with editor.js and CodeMirror 6 bundled into one playground.js by esbuild; examp
 (the code the editor starts with); examples.json (the examples menu, made from the
 tour's sections and the PEP's examples); python.wasm and lib/python313.zip (make wasm)
 gzipped; lib/black.zip.gz (the Format button: the patched black of ecosystem/patched/
-and its dependencies); and the WASI shim, @bjorn3/browser_wasi_shim. The npm packages (CodeMirror,
-the shim, esbuild) are those of playground/package-lock.json, at exact versions (`npm
-ci` in build/playground-npm, only when the lock changed). CodeMirror's Python grammar,
+and its dependencies); lib/lbdefaults.zip.gz (the Compare button: tools/lbdefaults's
+rewrite, whose to_sentinel_idiom writes the code as stock Python); and the WASI shim,
+@bjorn3/browser_wasi_shim. The npm packages (CodeMirror, the shim, esbuild) are those
+of playground/package-lock.json, at exact versions (`npm ci` in build/playground-npm,
+only when the lock changed). CodeMirror's Python grammar,
 @lezer/python, is the patched one of ecosystem/patched/lezer-python, built by the
 ecosystem's own build (tools.ecosystem.venvs.tool_build, kept per user like its other
 builds): the bundle takes it in place of the npm release. The bundle is made again only
@@ -53,7 +55,7 @@ NPM_DIR = BUILD / "playground-npm"
 SHIM = Path("node_modules/@bjorn3/browser_wasi_shim")
 ESBUILD = Path("node_modules/esbuild/bin/esbuild")
 PAGE_FILES = ("index.html", "worker.js", "poll.js", "favicon.svg")
-BUNDLED = ("playground.js", "editor.js", "output.js")  # bundled into one playground.js
+BUNDLED = ("playground.js", "editor.js", "output.js", "compare.js")  # bundled: playground.js
 LICENSES = "playground.js.LICENSES.txt"     # beside it: the bundled packages' licenses
 TOUR = REPO / "examples" / "tour.py"
 PEP_TEXT = REPO / "PEP" / "pep-0671.rst"
@@ -397,6 +399,21 @@ def formatter_zip() -> Path:
     return out
 
 
+# What the Compare button imports in the page: the migration tool's rewrite (to_sentinel_idiom)
+# and the module it needs, as the package `lbdefaults`.
+LBDEFAULTS_FILES = ("__init__.py", "analysis.py", "rewrite.py")
+
+
+def lbdefaults_zip(target: Path) -> None:
+    """target: tools/lbdefaults's rewrite and what it imports, as the package lbdefaults,
+    stored (python.wasm has no zlib), for the worker to import from /lib."""
+    import zipfile
+    with zipfile.ZipFile(target, "w", zipfile.ZIP_STORED) as packed:
+        for name in LBDEFAULTS_FILES:
+            packed.writestr(zipfile.ZipInfo(f"lbdefaults/{name}", (2025, 6, 11, 12, 0, 0)),
+                            (REPO / "tools" / "lbdefaults" / name).read_bytes())
+
+
 def gzip_to(source: Path, target: Path) -> None:
     with open(source, "rb") as src, open(target, "wb") as raw, \
             gzip.GzipFile(fileobj=raw, mode="wb", compresslevel=9, mtime=0,
@@ -429,6 +446,9 @@ def build() -> Path:
     gzip_to(WASM_PYTHON, out / "python.wasm.gz")
     gzip_to(WASM_LIB / "python313.zip", out / "lib" / "python313.zip.gz")
     gzip_to(formatter, out / "lib" / "black.zip.gz")   # fetched when Format is first pressed
+    lbdefaults_zip(out / "lib" / "lbdefaults.zip")          # and this when Compare is
+    gzip_to(out / "lib" / "lbdefaults.zip", out / "lib" / "lbdefaults.zip.gz")
+    (out / "lib" / "lbdefaults.zip").unlink()
     for path in [*(shim / "dist").glob("*.js"), *shim.glob("LICENSE-*")]:
         shutil.copy2(path, out / "vendor" / "browser_wasi_shim" / path.name)
     size = sum(p.stat().st_size for p in out.rglob("*") if p.is_file())

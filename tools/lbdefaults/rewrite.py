@@ -1,4 +1,5 @@
-"""Rewriting candidates (the safe ones unless told otherwise): `x=None` + check  ->  `x=>EXPR`.
+"""Rewriting candidates (the safe ones unless told otherwise): `x=None` + check  ->  `x=>EXPR`;
+and the other way (`to_sentinel_idiom`), for the playground's comparison with stock Python.
 
 Edits are made by source position on the original text, so everything else in
 the file stays byte-identical (encoding, newlines, comments, formatting).
@@ -14,9 +15,9 @@ import shutil
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Collection, Sequence
+from typing import Any, Callable, Collection, Sequence
 
-from .analysis import SAFE, Candidate, Loc, split_lines
+from .analysis import SAFE, Candidate, Loc, Positions, split_lines
 
 
 class RewriteError(Exception):
@@ -200,3 +201,135 @@ def write_file(path: Path, display: str, text: str, encoding: str,
         Path(tmp).unlink(missing_ok=True)
         raise
     return len(chosen)
+
+
+# --------------------------------------------------------------------------
+# the other direction: `x=>EXPR`  ->  `x=None` + check (what stock Python runs)
+
+
+@dataclass(frozen=True)
+class SentinelVersion:
+    """A program with its late-bound defaults written as the `None`-sentinel idiom."""
+
+    text: str
+    rewritten: int      # the late-bound defaults rewritten
+
+
+def to_sentinel_idiom(text: str, filename: str = "<string>") -> SentinelVersion:
+    """text with each late-bound default `x=>EXPR` of a `def` written as stock Python
+    writes it: `x=None`, and `if x is None: x = EXPR` at the top of the body (after its
+    docstring and its leading `global` and `nonlocal` statements), in the order of the
+    parameters, which is the order the late defaults are evaluated in. Everything else is
+    kept as it is, as by the rewrite above.
+
+    The two behave alike but when a caller passes None (the idiom takes it as "left
+    out") and for introspection (`inspect.signature` shows `x=None`). Raises RewriteError
+    for what the idiom cannot express: a lambda's late default (a lambda has no
+    statements), and a default that reads its own parameter or a later late-bound one
+    (when that is left out too, `=>` raises UnboundLocalError where the idiom would read
+    None); and when text does not compile, or its rewrite would not."""
+    late_default = getattr(ast, "LateDefault", None)
+    if late_default is None:
+        raise RewriteError("the running interpreter has no late-bound defaults "
+                           "(ast.LateDefault); run the tool with the patched python")
+    try:
+        tree = ast.parse(text, filename=filename)
+        compile(tree, filename, "exec", dont_inherit=True)
+    except SyntaxError as exc:
+        raise RewriteError(f"the code does not compile: line {exc.lineno}: "
+                           f"{type(exc).__name__}: {exc.msg}") from None
+    lines = split_lines(text)
+    starts = _offsets(lines)
+    where = Positions(lines)
+    newline = re.search(r"\r\n|\r|\n", text)
+    eol = newline.group(0) if newline else "\n"
+
+    def off(loc: Loc) -> int:
+        return starts[loc.line - 1] + loc.col
+
+    edits: list[Edit] = []
+    rewritten = 0
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Lambda) and _late_pairs(node.args, late_default):
+            raise RewriteError(f"line {node.lineno}: a lambda's late-bound default: the "
+                               "idiom needs statements, which a lambda does not have")
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        pairs = _late_pairs(node.args, late_default)
+        if not pairs:
+            continue
+        unfilled = {p.arg for p, _ in pairs}
+        fills: list[tuple[str, str]] = []
+        for parameter, default in pairs:
+            read = sorted({n.id for n in ast.walk(default.value)
+                           if isinstance(n, ast.Name) and n.id in unfilled})
+            if read:
+                raise RewriteError(
+                    f"line {default.lineno}: the default of {parameter.arg!r} reads "
+                    f"{', '.join(map(repr, read))} before it is filled: when that is "
+                    "left out too, `=>` raises UnboundLocalError, the idiom would read "
+                    "None")
+            unfilled.discard(parameter.arg)
+            arrow = where.segment(where.start(default), where.end(default))
+            expr = re.sub(r"^(\s|\\\r?\n|#[^\r\n]*)*", "", arrow[2:])
+            start = off(where.start(default))
+            spaced = text[start - 1:start].isspace()      # `x: int => ...`, PEP 8's style
+            edits.append(Edit(start, off(where.end(default)), "= None" if spaced else "=None"))
+            fills.append((parameter.arg, expr))
+        edits.append(_fill_edit(node, fills, lines, starts, where, eol))
+        rewritten += len(fills)
+    edits.sort(key=lambda e: e.start)
+    new = apply_edits(text, edits)
+    try:
+        compile(new, filename, "exec", dont_inherit=True)
+    except SyntaxError as exc:
+        raise RewriteError(f"the idiom's version would not compile: "
+                           f"{type(exc).__name__}: {exc.msg}") from None
+    return SentinelVersion(new, rewritten)
+
+
+def _late_pairs(args: ast.arguments, late_default: type) -> list[tuple[ast.arg, Any]]:
+    """(parameter, its LateDefault node) of each late-bound default, in parameter order."""
+    positional = [*args.posonlyargs, *args.args]
+    pairs: list[tuple[ast.arg, ast.expr | None]] = list(
+        zip(positional[len(positional) - len(args.defaults):], args.defaults))
+    pairs += list(zip(args.kwonlyargs, args.kw_defaults))
+    return [(p, d) for p, d in pairs if isinstance(d, late_default)]
+
+
+def _fill_edit(node: ast.FunctionDef | ast.AsyncFunctionDef, fills: Sequence[tuple[str, str]],
+               lines: Sequence[str], starts: Sequence[int], where: Positions,
+               eol: str) -> Edit:
+    """The insertion of the checks `if x is None: x = EXPR` into node's body, before its
+    first statement that is not its docstring or a leading global/nonlocal."""
+    body = node.body
+    k = 1 if body and isinstance(body[0], ast.Expr) and \
+        isinstance(body[0].value, ast.Constant) and isinstance(body[0].value.value, str) else 0
+    while k < len(body) and isinstance(body[k], (ast.Global, ast.Nonlocal)):
+        k += 1
+    header = lines[node.lineno - 1]
+    def_indent = header[:len(header) - len(header.lstrip())]
+    if k < len(body):
+        first = where.start(body[k])
+        line = lines[first.line - 1]
+        if not line[:first.col].strip():          # the statement begins its line
+            indent = line[:first.col]
+            return Edit(starts[first.line - 1], starts[first.line - 1],
+                        _checks(fills, indent, eol) + eol)
+        # on the line of the `def` (or after a `;`): the checks go on lines of their own
+        before = line[:first.col].rstrip()
+        indent = def_indent + ("\t" if "\t" in def_indent else "    ")
+        return Edit(starts[first.line - 1] + len(before), starts[first.line - 1] + first.col,
+                    eol + _checks(fills, indent, eol) + eol + indent)
+    last = where.end(body[-1])
+    line = lines[body[-1].lineno - 1]
+    indent = line[:len(line) - len(line.lstrip())] if body[-1].lineno != node.lineno \
+        else def_indent + "    "
+    return Edit(starts[last.line - 1] + last.col, starts[last.line - 1] + last.col,
+                eol + _checks(fills, indent, eol))
+
+
+def _checks(fills: Sequence[tuple[str, str]], indent: str, eol: str) -> str:
+    step = "\t" if "\t" in indent else "    "
+    return eol.join(f"{indent}if {name} is None:{eol}{indent}{step}{name} = {expr}"
+                    for name, expr in fills)
