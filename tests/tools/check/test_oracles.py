@@ -160,16 +160,71 @@ def ran_twice(tag: str) -> dict[str, object]:
 def test_signature_checks_agree_with_a_late_bound_function() -> None:
     f = ran_twice("f1_0")["f"]
     assert signature_checks.check(f, random.Random(1), [types.LateDefaultType("x")]) == []
-    # Objects moved between functions and parameters: shown with their own texts,
-    # while the call runs the code's default.
+    # Objects moved between functions and parameters: late with their own texts where
+    # the code tests the parameter (the call runs the code's default), values where
+    # it does not.
     g = ran_twice("f1_1")["f"]
     f.__defaults__, f.__kwdefaults__ = g.__defaults__, {"c": g.__defaults__[0]}
     assert signature_checks.check(f, random.Random(1), [types.LateDefaultType("x")]) == []
-    assert str(inspect.signature(f)) == "(a, b=>(_ran('f1_1.b'), a), *, c=>(_ran('f1_1.b'), a))"
+    assert str(inspect.signature(f)) == (
+        "(a, b=>(_ran('f1_1.b'), a), *, c=<late default: (_ran('f1_1.b'), a)>)")
     # A partial that gives b a foreign late-default object: shown with its text.
     p = functools.partial(f, b=types.LateDefaultType("x"))
     assert signature_checks.check(p, random.Random(1), [types.LateDefaultType("x")]) == []
-    assert str(inspect.signature(p)) == "(a, *, b=>x, c=>(_ran('f1_1.b'), a))"
+    assert str(inspect.signature(p)) == "(a, *, b=>x, c=<late default: (_ran('f1_1.b'), a)>)"
+    # __defaults__ longer than the parameters: aligned as the call aligns them.
+    f.__defaults__ = (1, 2) + g.__defaults__
+    assert signature_checks.check(f, random.Random(1), [types.LateDefaultType("x")]) == []
+    assert str(inspect.signature(f)).startswith("(a=2, b=>(_ran('f1_1.b'), a), *")
+
+
+def test_signature_checks_catch_a_signature_that_follows_the_objects(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # A late-default object on a parameter that the code does not test is a value
+    # for the call: a signature that shows it as late does not say what the call does.
+    ns = {"_ran": signature_checks._ran}
+    exec("def k(a, b=0):\n    return a, b\n", ns)
+    k = ns["k"]
+    k.__defaults__ = (types.LateDefaultType("5"),)
+    lates = [types.LateDefaultType("x")]
+    assert signature_checks.check(k, random.Random(1), lates) == []
+    monkeypatch.setattr(inspect.Parameter, "_is_late",
+                        lambda self: isinstance(self.default, types.LateDefaultType))
+    problems = signature_checks.check(k, random.Random(1), lates)
+    assert any("is shown for the default" in p for p in problems), problems
+
+
+def test_builtin_checks_agree_with_clinic_functions() -> None:
+    import bisect
+    lates = [types.LateDefaultType("len(a)"), types.LateDefaultType("fresh")]
+    for func in signature_checks.builtins_with_late_defaults():
+        declared = set(signature_checks.DECLARED[func.__name__].split())
+        assert signature_checks.check_builtin(func, random.Random(3), lates, declared) == []
+    # A late-default object fixed for a parameter without a late default is a value.
+    p = functools.partial(bisect.insort_right, x=lates[1])
+    assert signature_checks.check_builtin(p, random.Random(3), lates, {"hi"}) == []
+    assert str(inspect.signature(p)) == (
+        "(a, *, x=<late default: fresh>, lo=0, hi=>len(a), key=None)")
+    outcomes = [signature_checks.run_case(5, number) for number in range(60)]
+    assert all(outcome[0] == "ok" for outcome in outcomes), outcomes
+
+
+def test_builtin_checks_catch_a_parser_that_takes_the_object_as_a_value() -> None:
+    import bisect
+
+    def insort(a: list[int], x: int, lo: int = 0, hi: object = None, *,
+               key: object = None) -> None:
+        # Like bisect.insort_right, but a late-default object for hi is a value.
+        if hi is None:
+            hi = len(a)
+        a.insert(min(len(a), hi) if isinstance(hi, int) else len(a), x)
+        a.append(hi)
+    insort.__signature__ = inspect.signature(bisect.insort_right)  # type: ignore[attr-defined]
+    lates = [types.LateDefaultType("len(a)"), types.LateDefaultType("fresh")]
+    problems = []
+    for seed in range(5):
+        problems += signature_checks.check_builtin(insort, random.Random(seed), lates, {"hi"})
+    assert any("passing a late-default object for hi" in p for p in problems), problems
 
 
 def test_signature_checks_catch_a_signature_that_lies(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -31,14 +31,19 @@ where those do not, each with an oracle that is not our code's idea of itself:
 - ``introspection``: random functions put through ``functools.partial``,
   reassigned ``__defaults__``/``__kwdefaults__`` (shorter, longer, late-default
   objects of other functions and of none), ``__code__`` of another function,
-  ``types.FunctionType`` rebuilds, ``copy`` and ``pickle`` by value. The rule:
-  introspection follows the late-default objects, calls follow the code.
-  ``inspect.signature()`` shows each default as what it is (``name=>text`` with a
-  late-default object's own text), its defaults are the objects the function
-  holds, ``__defaults_extra__``/``__kwdefaults_extra__`` are their texts;
-  ``bind()`` + ``apply_defaults()`` predict the call; and leaving a parameter out
-  runs the code's own late default for it (each records that it ran) exactly when
-  the value bound is a late-default object and the code has one.
+  ``types.FunctionType`` rebuilds, ``copy`` and ``pickle`` by value; and C
+  functions that Argument Clinic declares with late defaults (``bisect``'s, and
+  ``_testclinic``'s), bare or under a partial. The rule: the signature says what
+  the call does. ``inspect.signature()`` shows a late-default object as a late
+  default (``name=>text``, the object's own text) exactly where the callee
+  evaluates one (the code has a late default for the parameter, known from its
+  constants; the Clinic declaration has one), and as a value elsewhere; its
+  defaults are the objects the function holds, aligned as a call aligns them;
+  ``__defaults_extra__``/``__kwdefaults_extra__`` are their texts; ``bind()`` +
+  ``apply_defaults()`` predict the call; leaving a parameter out runs the code's
+  own late default for it (each records that it ran) exactly when the value
+  bound is a late-default object and the code has one; and passing any
+  late-default object for a C function's late-bound parameter is leaving it out.
 
 Each runs its cases in batches, in subprocesses of the interpreter under test, so a
 crash is caught and pinned to its case; each case is a function of the seed and its

@@ -9,14 +9,17 @@ copy.copy and copy.deepcopy; pickling by value with cloudpickle when it is
 installed). Every late default records its id (`_ran('f3_1.b')`, the function's tag
 and the parameter) when it runs, so the code's own late defaults are known from its
 constants, whatever the interpreter thinks of them. For the callable that results,
-and for random sets of arguments, the rule is that introspection follows the
-late-default objects and calls follow the code:
+and for random sets of arguments, the rule is that the signature says what the call
+does, and calls follow the code:
 
-- inspect.signature() shows each default as what it is: ``name=>text`` with the
-  object's own text for a late-default object, whichever parameter or function it
-  came from, ``name=repr`` for any other value; for a function, each
-  Parameter.default is the object that __defaults__ / __kwdefaults__ holds, and
-  __defaults_extra__ / __kwdefaults_extra__ are the texts of the late-default
+- inspect.signature() shows a default as late, ``name=>text`` with the object's own
+  text, exactly when it is a late-default object and the code of the function under
+  the callable has a late default for that parameter (known from the code's
+  constants), and ``name=repr`` for any other value, a late-default object that the
+  call binds as a value included; for a function, each Parameter.default is the
+  object that __defaults__ / __kwdefaults__ holds, aligned with the parameters as a
+  call aligns them (a __defaults__ longer than the parameters gives its last items),
+  and __defaults_extra__ / __kwdefaults_extra__ are the texts of the late-default
   objects held there (None for other values, None when none is one);
 - a call through ``inspect.signature(g).bind(...)`` + ``apply_defaults()`` does what
   the direct call does (the same result or exception, the same defaults run);
@@ -25,9 +28,13 @@ late-default objects and calls follow the code:
   parameter, and the default that runs is the code's (whatever the object's text);
   otherwise the parameter gets the value itself and nothing runs for it.
 
-Upstream's own disagreement is left out: a __defaults__ longer than the positional
-parameters (which only an assignment makes) gives inspect.signature() its first items
-and calls its last ones, on the unpatched interpreter too.
+One case in five is a C function instead, declared through Argument Clinic with a
+late default (bisect's four, and _testclinic's when it is built), bare or under a
+functools.partial that fixes random values and late-default objects: its signature
+shows a late-default object as ``name=>text`` exactly on the parameters that the
+declaration makes late (on another, the parser binds it as a value), bind() +
+apply_defaults() predict the call, and passing any late-default object for a
+late-bound parameter, by position or by keyword, does what leaving it out does.
 
 The outcome is a list of the disagreements found (empty when all agree).
 """
@@ -202,14 +209,16 @@ def texts(values: Any) -> Any:
     return out if any(t is not None for t in found) else None
 
 
-def shown(p: inspect.Parameter) -> str:
-    """How the parameter (without an annotation) must be shown, from its default."""
+def shown(p: inspect.Parameter, own: dict[str, str] | None) -> str:
+    """How the parameter (without an annotation) must be shown: late for a late-default
+    object that the code evaluates (own: the code's late defaults by parameter, None
+    for a callable without code), as the value the call binds otherwise."""
     d = p.default
-    return f"{p.name}=>{d.text}" if isinstance(d, types.LateDefaultType) else f"{p.name}={d!r}"
+    late = isinstance(d, types.LateDefaultType) and (own is None or p.name in own)
+    return f"{p.name}=>{d.text}" if late else f"{p.name}={d!r}"
 
 
-def check_function(g: types.FunctionType, params: list[inspect.Parameter],
-                   long_defaults: bool) -> list[str]:
+def check_function(g: types.FunctionType, params: list[inspect.Parameter]) -> list[str]:
     """A function's signature and extras follow the objects it holds."""
     problems = []
     defaults, kwdefaults = g.__defaults__, g.__kwdefaults__
@@ -221,9 +230,11 @@ def check_function(g: types.FunctionType, params: list[inspect.Parameter],
                         f"__kwdefaults__ {kwdefaults!r}")
     positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
     held: dict[str, Any] = {}
-    if defaults and not long_defaults:
-        held.update(zip([p.name for p in positional][len(positional) - len(defaults):],
-                        defaults))
+    if defaults and positional:
+        # As a call aligns them: the last defaults go with the last parameters.
+        names = [p.name for p in positional]
+        aligned = defaults[-len(names):]
+        held.update(zip(names[len(names) - len(aligned):], aligned))
     for p in params:
         if p.kind is p.KEYWORD_ONLY and kwdefaults and p.name in kwdefaults:
             held[p.name] = kwdefaults[p.name]
@@ -242,18 +253,18 @@ def check(g: Any, rng: random.Random, lates: list[Any]) -> list[str]:
         return [] if "incorrect arguments" in str(exc) else [f"signature() raised {exc!r}"]
     params = list(sig.parameters.values())
     func = underlying(g)
-    long_defaults = (isinstance(func, types.FunctionType) and func.__defaults__ is not None
-                     and len(func.__defaults__) > func.__code__.co_argcount)
-    # Shown as what each default is.
+    own = code_defaults(func)
+    has_code = isinstance(func, types.FunctionType)
+    # Shown as what the call does with each default.
     for p in params:
-        if p.default is not p.empty and str(p) != shown(p):
+        want = shown(p, own if has_code else None)
+        if p.default is not p.empty and str(p) != want:
             problems.append(f"{str(p)!r} is shown for the default {p.default!r}, "
-                            f"not {shown(p)!r}")
+                            f"not {want!r}")
     if isinstance(g, types.FunctionType):
-        problems += check_function(g, params, long_defaults)
-    # bind() + apply_defaults() predict the call (not where upstream's inspect lends
-    # a too long __defaults__ its first items, and calls its last).
-    for _ in range(0 if long_defaults else 4):
+        problems += check_function(g, params)
+    # bind() + apply_defaults() predict the call.
+    for _ in range(4):
         args: list[Any] = []
         kwargs: dict[str, Any] = {}
         for p in params:
@@ -280,11 +291,8 @@ def check(g: Any, rng: random.Random, lates: list[Any]) -> list[str]:
     # value bound is a late-default object and the code has one: every other
     # parameter is given an ordinary value (but positional-only ones after it, which
     # cannot be given without it), so that no other default runs first.
-    own = code_defaults(func)
     for p in params:
         if p.default is p.empty or p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
-            continue
-        if long_defaults and p.name in func.__code__.co_varnames[:func.__code__.co_argcount]:
             continue
         positional: list[Any] = []
         keywords: dict[str, Any] = {}
@@ -315,8 +323,130 @@ def check(g: Any, rng: random.Random, lates: list[Any]) -> list[str]:
     return problems
 
 
+def builtins_with_late_defaults() -> list[Any]:
+    """C functions whose Clinic declaration has a late default."""
+    import bisect
+    found: list[Any] = [bisect.bisect_left, bisect.bisect_right, bisect.insort_left,
+                        bisect.insort_right]
+    try:
+        import _testclinic  # type: ignore[import-not-found]
+    except ImportError:
+        return found
+    return found + [getattr(_testclinic, name) for name in
+                    ("late_default_keywords", "late_default_posonly")
+                    if hasattr(_testclinic, name)]
+
+
+# The parameters that each C function above declares with a late default.
+DECLARED = {"bisect_left": "hi", "bisect_right": "hi", "insort_left": "hi",
+            "insort_right": "hi", "late_default_keywords": "b c",
+            "late_default_posonly": "hi"}
+
+
+def call_builtin(g: Any, data: list[int], args: list[Any],
+                 kwargs: dict[str, Any]) -> tuple[Any, ...]:
+    """Call g on a copy of data (its first argument), with what it did to the copy."""
+    copy_ = list(data)
+    try:
+        return ("ok", repr(g(copy_, *args, **kwargs)), copy_)
+    except Exception as exc:
+        return ("raise", type(exc).__name__, str(exc), copy_)
+
+
+def check_builtin(g: Any, rng: random.Random, lates: list[Any],
+                  declared: set[str]) -> list[str]:
+    """A C function's late defaults, through its signature and through calls: its
+    parser evaluates a late default for the parameters that its Clinic declaration
+    declares with one (declared), and binds a late-default object given to any
+    other as a value."""
+    problems: list[str] = []
+    sig = inspect.signature(g)
+    params = list(sig.parameters.values())[1:]  # the first is the list, given first
+    data = sorted(rng.choices(range(6), k=rng.randint(0, 6)))
+    own = {name: name for name in declared}
+    for p in params:
+        if p.default is not p.empty and str(p) != shown(p, own):
+            problems.append(f"{str(p)!r} is shown for the default {p.default!r}, "
+                            f"not {shown(p, own)!r}")
+    for _ in range(6):
+        args: list[Any] = []
+        kwargs: dict[str, Any] = {}
+        omitted: list[inspect.Parameter] = []
+        for p in params:
+            late = isinstance(p.default, types.LateDefaultType)
+            after_gap = p.kind is p.POSITIONAL_ONLY and any(
+                q.kind is q.POSITIONAL_ONLY for q in omitted)
+            if p.default is not p.empty and (after_gap or rng.random() < 0.5):
+                omitted.append(p)
+                continue
+            choices: list[Any] = [rng.randint(0, 6), None]
+            if p.name == "key":
+                choices = [None, abs]
+            v = rng.choice(choices + ([rng.choice(lates), p.default] if late else []))
+            if p.kind is p.POSITIONAL_ONLY or (p.kind is p.POSITIONAL_OR_KEYWORD
+                                               and not kwargs and not omitted
+                                               and rng.random() < 0.6):
+                args.append(v)
+            elif p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY):
+                kwargs[p.name] = v
+            else:
+                omitted.append(p)
+        direct = call_builtin(g, data, args, kwargs)
+        try:
+            bound = sig.bind(data, *args, **kwargs)
+        except TypeError:
+            continue
+        bound.apply_defaults()
+        via = call_builtin(g, data, list(bound.args)[1:], dict(bound.kwargs))
+        if via != direct:
+            problems.append(f"bind+apply_defaults {bound} -> {via}, the call -> {direct}")
+        # Passing any late-default object for a late-bound parameter left out, by
+        # keyword when it can be, is leaving it out.
+        for p in omitted:
+            if (p.name not in declared
+                    or not isinstance(p.default, types.LateDefaultType)):
+                continue
+            if p.kind is p.POSITIONAL_ONLY:
+                if len(args) != params.index(p):
+                    continue
+                passed = call_builtin(g, data, args + [rng.choice(lates)], kwargs)
+            else:
+                passed = call_builtin(g, data, args,
+                                      {**kwargs, p.name: rng.choice(lates)})
+            if passed != direct:
+                problems.append(f"passing a late-default object for {p.name} -> {passed},"
+                                f" leaving it out -> {direct}")
+    return problems
+
+
+def builtin_case(rng: random.Random) -> list[Any]:
+    func = rng.choice(builtins_with_late_defaults())
+    lates = [types.LateDefaultType("len(a)"), types.LateDefaultType("fresh")]
+    g: Any = func
+    steps = [func.__name__]
+    if rng.random() < 0.5:
+        # A partial that fixes a late-bound or early parameter by keyword.
+        after_first = list(inspect.signature(func).parameters.values())[1:]
+        name = rng.choice([p.name for p in after_first
+                           if p.kind is not p.POSITIONAL_ONLY] or ["-"])
+        if name != "-":
+            fixed = rng.choice([rng.choice(lates), 0, None])
+            g = functools.partial(func, **{name: fixed})
+            steps.append(f"partial({name}={fixed!r})")
+    declared = set(DECLARED[func.__name__].split())
+    problems = check_builtin(g, rng, lates, declared)
+    params = inspect.signature(func).parameters
+    for name in sorted(declared):
+        if not isinstance(params[name].default, types.LateDefaultType):
+            problems.append(f"{func.__name__}'s {name} is not shown late: "
+                            f"{params[name]}")
+    return ["ok" if not problems else "disagree", steps, problems]
+
+
 def run_case(seed: int, number: int) -> list[Any]:
     rng = random.Random(f"introspection:{seed}:{number}")
+    if rng.random() < 0.2:
+        return builtin_case(rng)
     funcs = [make_function(rng, f"f{number}_{k}") for k in range(rng.randint(1, 3))]
     g: Any = funcs[0]
     steps = []
@@ -329,6 +459,9 @@ def run_case(seed: int, number: int) -> list[Any]:
 
 def describe(seed: int, number: int) -> str:
     rng = random.Random(f"introspection:{seed}:{number}")
+    if rng.random() < 0.2:
+        func = rng.choice(builtins_with_late_defaults())
+        return f"{func.__name__}{inspect.signature(func)} (a C function)"
     funcs = [make_function(rng, f"f{number}_{k}") for k in range(rng.randint(1, 3))]
     lines = [f"{f.__name__}{inspect.signature(f)}" for f in funcs]
     return "\n".join(lines)
