@@ -1,4 +1,5 @@
-"""Measurements that make bench (bench/) and make dogfood (tools.dogfood) share.
+"""Measurements that make bench (bench/) and make dogfood (tools.dogfood) share, and the
+PEP's census of the C functions (clinic_census, run by hand).
 
   model          an interpreter under test, the parts and state of a run, geomean and
                  ratios with their spread
@@ -8,6 +9,9 @@
   late_calls     run by the measured interpreter: counts the calls of functions with
                  late defaults (``PYTHON -m tools.measure.late_calls --help``)
   pyperf_data    run by a bench venv's python: pyperf's JSON files read with its API
+  clinic_census  the PEP's census of the C functions: Argument Clinic's declarations of a
+                 tree counted, and its table of computed defaults checked
+                 (``python3 -m tools.measure.clinic_census --help``)
 
 bench/ imports these; nothing in tools/ imports bench/.
 """
