@@ -192,9 +192,13 @@ NUITKA_ONLY: dict[str, tuple[str, ...]] = {
         "test_follow_the_defaults",
         "test_kwdefaults_extra_is_a_new_dict",
     ),
+    # Not test_object_on_a_parameter_without_a_late_default: a compiled
+    # function has no interpreter code whose prologue inspect could ask, so
+    # its signature takes late-default objects at their word (the PEP's
+    # Introspection), where the compiled call binds one on a parameter
+    # written without '=>' as a value.
     "IntrospectionTests": (
         "test_object_moved_to_another_function",
-        "test_object_on_a_parameter_without_a_late_default",
         "test_parameter_default_is_the_bound_object",
         "test_pickled_parameters_and_signatures_are_equal",
     ),
