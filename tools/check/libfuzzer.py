@@ -156,11 +156,16 @@ class Outcome:
         """libFuzzer exits 0 after -max_total_time; anything else is a failure,
         and so is a crash of ours. In fork mode a sanitizer report halts a
         child, which writes an artifact: a report that no crash accounts for
-        (one at exit writes none) is a failure too."""
+        (one at exit writes none) is a failure too. With -ignore_crashes, the
+        parent exits with the status of its last job, so a run whose last job
+        crashed exits non-zero: that status is accounted for by the crash's
+        artifact, judged as any other."""
         stopped_early = self.seconds < wanted_seconds * 0.95
-        unaccounted_ubsan = bool(self.ubsan) and not (self.crashes or self.upstream)
+        accounted = bool(self.crashes or self.upstream)
+        unaccounted_ubsan = bool(self.ubsan) and not accounted
+        unaccounted_status = self.status != 0 and not accounted
         return (bool(self.crashes or self.still_crashing) or unaccounted_ubsan
-                or self.status != 0 or stopped_early)
+                or unaccounted_status or stopped_early)
 
 
 def check_clang() -> None:

@@ -74,6 +74,18 @@ def test_fork_mode_counts_and_a_crash_that_is_upstreams() -> None:
     assert outcome.failed(3600)
 
 
+def test_a_fork_run_whose_last_job_crashed_exits_with_its_status() -> None:
+    # With -ignore_crashes, the parent exits with the status of its last job:
+    # that crash has an artifact, and the artifact decides.
+    last_crashed = FORK_RUN.replace("INFO: exiting: 0", "INFO: exiting: 1")
+    outcome = parse_log("fuzz_marshal_code", last_crashed, 3602.0, 1)
+    assert outcome.failed(3600)  # no artifact accounts for the status
+    outcome.upstream = [(Path("upstream/crash-1"), "sanitizer: heap-buffer-overflow")]
+    assert not outcome.failed(3600)
+    outcome.crashes = [Path("crash-2")]
+    assert outcome.failed(3600)
+
+
 FAKE_BASELINE = """\
 #!/bin/sh
 # python -c SCRIPT ARTIFACT: killed by SIGSEGV on an artifact that says BOOM,
