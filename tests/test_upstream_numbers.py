@@ -2,8 +2,9 @@
 included), and its own take numbers upstream left free: the FATARROW token, the
 instructions QUERY_DEREF (119) and QUERY_FAST (120), and the specialized
 CALL_PY_WITH_DEFAULTS (223), QUERY_FAST_JUMP (224) and QUERY_FAST_JUMP_LAST (225),
-which QUERY_FAST makes of itself the first time it runs, and CALL_PY_WITH_KWDEFAULTS
-(226). The oracle is the unpatched baseline built from the
+which QUERY_FAST makes of itself the first time it runs, CALL_PY_WITH_KWDEFAULTS
+(226), and QUERY_DEREF_JUMP (227) and QUERY_DEREF_JUMP_LAST (228), which QUERY_DEREF
+makes of itself. The oracle is the unpatched baseline built from the
 same tarball (build/baseline/python, which `make test` builds for the parity run of
 the regression suite)."""
 
@@ -68,11 +69,12 @@ def test_new_names_take_numbers_upstream_left_free(both) -> None:
 
 # The numbers the fork adds, and nothing else: CALL_PY_LATE_DEFAULTS is gone (a call
 # that omits late-bound defaults is CALL_PY_WITH_DEFAULTS's), and no specialized
-# instruction is numbered past CALL_PY_WITH_KWDEFAULTS.
+# instruction is numbered past QUERY_DEREF_JUMP_LAST.
 NEW = {
     "opcodes": {"QUERY_DEREF": 119, "QUERY_FAST": 120},
     "specialized": {"CALL_PY_WITH_DEFAULTS": 223, "QUERY_FAST_JUMP": 224,
-                    "QUERY_FAST_JUMP_LAST": 225, "CALL_PY_WITH_KWDEFAULTS": 226},
+                    "QUERY_FAST_JUMP_LAST": 225, "CALL_PY_WITH_KWDEFAULTS": 226,
+                    "QUERY_DEREF_JUMP": 227, "QUERY_DEREF_JUMP_LAST": 228},
 }
 
 
@@ -84,7 +86,7 @@ def test_the_fork_s_own_numbers(both, table: str) -> None:
     assert new == NEW[table]
 
 
-def test_specialized_instructions_end_at_call_py_with_kwdefaults(both) -> None:
+def test_specialized_instructions_end_at_query_deref_jump_last(both) -> None:
     _, patched = both
-    assert max(patched["specialized"].values()) == 226  # type: ignore[union-attr]
-    assert patched["MIN_INSTRUMENTED_OPCODE"] > 226  # type: ignore[operator]
+    assert max(patched["specialized"].values()) == 228  # type: ignore[union-attr]
+    assert patched["MIN_INSTRUMENTED_OPCODE"] > 228  # type: ignore[operator]
